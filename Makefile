@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# volatile-lab: build, boot and test a patched Debian linux-source-6.1 under
+# QEMU.  `make help` lists the targets.  Every step is idempotent: re-running
+# redoes only what changed.
+
+ARCH ?= arm64
+DEBUG ?= 0
+# Guest size and patience for `make run`.
+MEM ?= 1024
+CPUS ?= 2
+TIMEOUT ?= 600
+RUN ?=
+EXTRA ?=
+LAB_BUILD ?= $(CURDIR)/build
+export LAB_BUILD RUN EXTRA
+
+SUPPORTED_ARCHES := arm64 x86_64
+ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHES)),)
+$(error unknown ARCH '$(ARCH)' (supported: $(SUPPORTED_ARCHES)))
+endif
+ifeq ($(filter $(DEBUG),0 1),)
+$(error DEBUG must be 0 or 1, not '$(DEBUG)')
+endif
+
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+ifeq ($(strip $(RUN)),)
+$(error RUN is empty: give a command line, e.g. make run RUN='uname -r')
+endif
+endif
+
+S := $(CURDIR)/scripts
+DEPS := $(S)/deps.sh
+ifeq ($(ARCH),arm64)
+GUEST_CC := $(if $(filter aarch64,$(shell uname -m)),gcc,aarch64-linux-gnu-gcc)
+GUEST_AR := $(if $(filter aarch64,$(shell uname -m)),ar,aarch64-linux-gnu-ar)
+else
+GUEST_CC := $(if $(filter x86_64,$(shell uname -m)),gcc,x86_64-linux-gnu-gcc)
+GUEST_AR := $(if $(filter x86_64,$(shell uname -m)),ar,x86_64-linux-gnu-ar)
+endif
+
+.NOTPARALLEL:
+.PHONY: help deps kernel-tree export-patches config kernel headers \
+	guest-progs rootfs run shell check unit lint bench clean distclean
+
+help:
+	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
+	@echo '  make check          build both kernel variants, boot them, run every test'
+	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (not yet implemented)'
+	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
+	@echo '                      boot the patched kernel, run CMD, exit with its status'
+	@echo '  make shell          interactive guest shell (Ctrl-a x quits)'
+	@echo '  make headers        install the patched uapi headers, print where'
+	@echo '  make kernel         build the kernel (DEBUG=1: the debug variant)'
+	@echo '  make kernel-tree    extract linux-source-6.1 and apply kernel/patches'
+	@echo '  make export-patches write the kernel tree'"'"'s commits to kernel/patches'
+	@echo '  make rootfs         build the guest initramfs'
+	@echo '  make unit           host-side unit tests only'
+	@echo '  make lint           shellcheck the scripts'
+	@echo '  make deps           install every Debian package the lab uses'
+	@echo '  make clean          remove build outputs (keeps the kernel tree)'
+	@echo '  make distclean      remove build/ entirely'
+
+deps:
+	$(DEPS) all
+
+kernel-tree:
+	$(DEPS) kernel
+	$(S)/kernel-tree.sh prepare
+
+export-patches:
+	$(S)/kernel-tree.sh export
+
+config: kernel-tree
+	$(DEPS) cross-$(ARCH)
+	$(S)/kernel-build.sh $(ARCH) $(DEBUG) config
+
+kernel: kernel-tree
+	$(DEPS) cross-$(ARCH)
+	$(S)/kernel-build.sh $(ARCH) $(DEBUG) image
+
+headers: kernel-tree
+	$(DEPS) cross-$(ARCH)
+	@$(S)/kernel-build.sh $(ARCH) 0 headers >/dev/null
+	@echo "uapi headers for $(ARCH): $(LAB_BUILD)/headers/$(ARCH)/include"
+	@echo "build with: -isystem $(LAB_BUILD)/headers/$(ARCH)/include"
+
+guest-progs: headers
+	$(MAKE) -C guest-rootfs CC=$(GUEST_CC) AR=$(GUEST_AR) \
+		O=$(LAB_BUILD)/guest/$(ARCH) \
+		HEADERS=$(LAB_BUILD)/headers/$(ARCH)/include
+
+rootfs: guest-progs
+	$(DEPS) rootfs
+	$(S)/mkrootfs.sh $(ARCH)
+
+run: kernel rootfs
+	$(DEPS) qemu-$(ARCH)
+	$(S)/run.sh $(ARCH) $(DEBUG) $(MEM) $(CPUS) $(TIMEOUT)
+
+shell: kernel rootfs
+	$(DEPS) qemu-$(ARCH)
+	$(S)/boot.sh --arch $(ARCH) --debug $(DEBUG) --mem $(MEM) \
+		--cpus $(CPUS) --shell $(if $(EXTRA),--extra $(EXTRA))
+
+unit:
+	$(S)/tests/host-tests.sh
+
+check:
+	$(S)/check.sh $(ARCH)
+
+lint:
+	$(DEPS) lint
+	shellcheck -x $(S)/*.sh $(S)/tests/*.sh .ci/run
+	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests
+
+bench:
+	@echo 'make bench: not yet implemented: the benchmarks come with the' \
+		'comparison issue (bench/ is empty). Nothing was run.' >&2
+	@exit 1
+
+clean:
+	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \
+		$(LAB_BUILD)/headers $(LAB_BUILD)/runs $(LAB_BUILD)/check \
+		$(LAB_BUILD)/host
+
+distclean:
+	rm -rf $(LAB_BUILD)

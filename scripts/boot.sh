@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh: boot a lab kernel under QEMU and run one job in it.
+#
+#   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
+#           [--extra DIR] [--run-dir DIR] [--quiet] (--job FILE | --shell)
+#
+# The job (a shell script) runs as /lab/job.sh in the guest; /lab is a
+# virtio-9p share of RUN_DIR/share, so the job's output (job.log), exit
+# status (status) and any files it writes (out/) reach the host as files.
+# The kernel's console goes to RUN_DIR/console.log, which is checked for
+# kernel reports afterwards.
+#
+# Exit status: the job's, when the guest powered off cleanly with a clean
+# kernel log; 1 on a kernel report, a timeout or a missing job status;
+# 2 on bad usage.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
+job="" shell=0
+need_arg()
+{
+	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
+}
+number()
+{
+	case "$2" in
+	''|*[!0-9]*|0) echo "boot.sh: $1 must be a positive integer, not '$2'" >&2
+		exit 2 ;;
+	esac
+}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) need_arg "$@"; arch=$2; shift 2 ;;
+	--debug) need_arg "$@"; debug=$2; shift 2 ;;
+	--mem) need_arg "$@"; number "$1" "$2"; mem=$2; shift 2 ;;
+	--cpus) need_arg "$@"; number "$1" "$2"; cpus=$2; shift 2 ;;
+	--timeout) need_arg "$@"; number "$1" "$2"; timeout=$2; shift 2 ;;
+	--extra) need_arg "$@"; extra=$2; shift 2 ;;
+	--run-dir) need_arg "$@"; run_dir=$2; shift 2 ;;
+	--job) need_arg "$@"; job=$2; shift 2 ;;
+	--shell) shell=1; shift ;;
+	--quiet) quiet=1; shift ;;
+	*) echo "boot.sh: unknown argument '$1'" >&2; usage ;;
+	esac
+done
+check_arch "$arch"
+check_debug "$debug"
+if [ "$shell" = 1 ] && [ -n "$job" ]; then
+	echo "boot.sh: --job and --shell exclude each other" >&2
+	exit 2
+fi
+[ "$shell" = 1 ] || [ -n "$job" ] || { echo "boot.sh: need --job or --shell" >&2; usage; }
+[ -z "$job" ] || [ -r "$job" ] || die "cannot read job file '$job'"
+if [ -n "$extra" ]; then
+	[ -d "$extra" ] || die "EXTRA '$extra' is not a directory"
+	extra=$(cd "$extra" && pwd)
+fi
+
+image=$(kernel_image "$arch" "$debug")
+rootfs=$(rootfs_image "$arch")
+release_file=$(kernel_out_dir "$arch" "$debug")/lab-release
+[ -f "$image" ] && [ -f "$release_file" ] ||
+	die "no kernel at $image (run: make kernel ARCH=$arch DEBUG=$debug)"
+[ -f "$rootfs" ] || die "no initramfs at $rootfs (run: make rootfs ARCH=$arch)"
+release=$(cat "$release_file")
+
+[ -n "$run_dir" ] || run_dir=$LAB_BUILD/runs/$(variant_name "$arch" "$debug")
+mkdir -p "$run_dir"
+run_dir=$(cd "$run_dir" && pwd)
+share=$run_dir/share
+rm -rf "$share" "$run_dir/console.log" "$run_dir/verdict"
+mkdir -p "$share/out"
+
+append="panic=-1 lab.mode=job"
+[ "$shell" = 1 ] && append="panic=-1 lab.mode=shell"
+[ "$debug" = 1 ] && append="$append panic_on_warn=1"
+[ -n "$extra" ] && append="$append lab.extra=1"
+
+accel=tcg
+case "$arch" in
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72)
+	append="console=ttyAMA0 $append"
+	;;
+x86_64)
+	qemu=(qemu-system-x86_64 -M q35)
+	append="console=ttyS0 $append"
+	# KVM only for a native guest on a host where /dev/kvm opens.
+	if [ "$(uname -m)" = x86_64 ] && [ "${LAB_ACCEL:-}" != tcg ] &&
+	   [ -c /dev/kvm ] && { : 3<>/dev/kvm; } 2>/dev/null; then
+		accel=kvm
+	fi
+	if [ "$accel" = kvm ]; then
+		qemu+=(-cpu host)
+	else
+		qemu+=(-cpu max)
+	fi
+	;;
+esac
+command -v "${qemu[0]}" >/dev/null ||
+	die "${qemu[0]} not found (run: make deps)"
+if [ "$accel" = kvm ]; then
+	qemu+=(-accel kvm)
+else
+	qemu+=(-accel tcg,thread=multi)
+fi
+echo "$accel" > "$run_dir/accel"
+qemu+=(-nodefaults -no-reboot -smp "$cpus" -m "$mem"
+	-kernel "$image" -initrd "$rootfs" -append "$append"
+	-fsdev "local,id=lab,path=$share,security_model=none"
+	-device virtio-9p-pci,fsdev=lab,mount_tag=lab)
+if [ -n "$extra" ]; then
+	qemu+=(-fsdev "local,id=extra,path=$extra,security_model=none,readonly=on"
+		-device virtio-9p-pci,fsdev=extra,mount_tag=extra)
+fi
+
+if [ "$shell" = 1 ]; then
+	log "interactive shell on $release ($accel); Ctrl-a x quits QEMU"
+	exec "${qemu[@]}" -display none -serial mon:stdio
+fi
+
+{
+	echo "# written by boot.sh for $release"
+	echo "export LAB_EXPECT_RELEASE='$release'"
+	echo "export LAB_ARCH=$arch LAB_DEBUG=$debug LAB_ACCEL=$accel"
+	cat "$job"
+} > "$share/job.sh"
+: > "$share/job.log"
+
+[ "$quiet" = 1 ] || log "booting $release on ${qemu[0]} ($accel, $cpus CPUs, $mem MiB, timeout ${timeout}s)"
+timeout --kill-after=10 "$timeout" "${qemu[@]}" -display none -monitor none \
+	-serial "file:$run_dir/console.log" < /dev/null &
+qemu_pid=$!
+trap 'kill "$qemu_pid" 2>/dev/null || true' INT TERM
+if [ "$quiet" = 0 ]; then
+	tail -n +1 -f --pid="$qemu_pid" "$share/job.log" &
+	tail_pid=$!
+fi
+qemu_rc=0
+wait "$qemu_pid" || qemu_rc=$?
+[ "$quiet" = 1 ] || wait "$tail_pid" || true
+trap - INT TERM
+
+failed=""
+if [ "$qemu_rc" = 124 ] || [ "$qemu_rc" = 137 ]; then
+	failed="the guest did not power off within ${timeout}s (hung?); see $run_dir/console.log"
+elif [ "$qemu_rc" != 0 ]; then
+	failed="QEMU exited with status $qemu_rc; see $run_dir/console.log"
+fi
+if [ -f "$run_dir/console.log" ] &&
+   ! "$LAB_TOP/scripts/check-log.sh" "$run_dir/console.log"; then
+	failed="${failed:+$failed; }the guest kernel log shows the reports above"
+fi
+status=""
+[ -f "$share/status" ] && status=$(cat "$share/status")
+case "$status" in
+''|*[!0-9]*)
+	failed="${failed:+$failed; }the guest reported no job status (crash or power-off before the job ended)"
+	;;
+esac
+if [ -n "$failed" ]; then
+	echo "boot.sh: FAILED: $failed" >&2
+	echo "$failed" > "$run_dir/verdict"
+	exit 1
+fi
+echo ok > "$run_dir/verdict"
+[ "$quiet" = 1 ] || log "job exited with status $status"
+exit "$status"

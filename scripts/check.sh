@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh ARCH: `make check`.  Runs the host-side unit tests, builds the
+# normal and the debug kernel for ARCH, boots each and runs every in-guest
+# suite, checks that results crossed back intact, tests the harness itself
+# on the normal kernel, and prints one summary of all TAP results, ending
+# with "N passed, N failed".  Exits non-zero on any failure.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || { echo "usage: check.sh ARCH" >&2; exit 2; }
+arch=$1
+check_arch "$arch"
+
+results=$LAB_BUILD/check/$arch
+rm -rf "$results"
+mkdir -p "$results"
+start=$(date +%s)
+
+# Every make step prints its own progress; failures stop the check here.
+lab_make()
+{
+	make -s -C "$LAB_TOP" ARCH="$arch" "$@"
+}
+
+phase()
+{
+	log "[$(($(date +%s) - start))s] $*"
+}
+
+phase "host unit tests"
+"$LAB_TOP/scripts/tests/host-tests.sh" > "$results/host.tap" 2>&1 || true
+
+phase "preparing the kernel tree, guest programs and initramfs"
+"$LAB_TOP/scripts/deps.sh" kernel "cross-$arch" rootfs "qemu-$arch"
+lab_make rootfs
+# The host half of the results-crossing check.
+make -s -C "$LAB_TOP/guest-rootfs" O="$LAB_BUILD/guest/host" \
+	"$LAB_BUILD/guest/host/bin/patterngen"
+
+pattern_seed=20261203
+pattern_bytes=$((8 * 1024 * 1024))
+log_lines=5000
+
+suites_job=$results/suites.job
+cat > "$suites_job" <<JOB
+run-tests
+rc=\$?
+patterngen $pattern_seed $pattern_bytes > /lab/out/pattern.bin || rc=1
+i=1
+while [ \$i -le $log_lines ]; do echo "crossing line \$i"; i=\$((i + 1)); done
+exit \$rc
+JOB
+
+# crossing_tap RUN_DIR VARIANT: TAP for "results crossed back intact".
+crossing_tap()
+{
+	local share=$1/share variant=$2 want
+
+	echo "TAP version 13"
+	echo "1..3"
+	if [ "$(cat "$1/verdict" 2>/dev/null)" = ok ]; then
+		echo "ok 1 $variant: guest powered off with a clean kernel log"
+	else
+		echo "not ok 1 $variant: guest run failed: $(cat "$1/verdict" 2>/dev/null || echo 'no verdict')"
+	fi
+	want=$("$LAB_BUILD/guest/host/bin/patterngen" $pattern_seed $pattern_bytes | sha256sum)
+	if [ -f "$share/out/pattern.bin" ] &&
+	   [ "$(sha256sum < "$share/out/pattern.bin")" = "$want" ]; then
+		echo "ok 2 $variant: an 8 MiB file written in the guest matches the host's copy"
+	else
+		echo "not ok 2 $variant: the guest's pattern file differs from the host's"
+	fi
+	if awk -v n=$log_lines '
+		/^crossing line / { if ($3 != ++seen) bad = 1 }
+		END { exit (bad || seen != n) }' "$share/job.log"; then
+		echo "ok 3 $variant: $log_lines job.log lines arrived complete and in order"
+	else
+		echo "not ok 3 $variant: job.log lines lost or out of order"
+	fi
+}
+
+# run_suites DEBUG: build and boot one variant, collect its TAP.
+run_suites()
+{
+	local debug=$1 variant run_dir
+
+	variant=$(variant_name "$arch" "$debug")
+	phase "building the $variant kernel"
+	lab_make kernel DEBUG="$debug"
+	phase "running the in-guest suites on $variant"
+	run_dir=$LAB_BUILD/runs/check-$variant
+	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug "$debug" \
+		--mem 1024 --cpus 2 --timeout 900 --quiet \
+		--run-dir "$run_dir" --job "$suites_job" || true
+	mkdir -p "$results/$variant"
+	cp "$run_dir/share/out/"*.tap "$results/$variant/" 2>/dev/null || true
+	crossing_tap "$run_dir" "$variant" > "$results/$variant/crossing.tap"
+}
+
+run_suites 0
+phase "testing the harness on $(variant_name "$arch" 0)"
+"$LAB_TOP/scripts/tests/harness-tests.sh" "$arch" > "$results/harness.tap" 2>&1 || true
+run_suites 1
+
+phase "summary ($(($(date +%s) - start))s)"
+cd "$results"
+# shellcheck disable=SC2046 # the TAP file names have no spaces
+exec "$LAB_TOP/scripts/tap-summary.sh" $(find . -name '*.tap' | sort)

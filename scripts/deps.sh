@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# deps.sh GROUP...: make sure the Debian packages a step needs are installed.
+# As root, missing packages are installed with apt-get; otherwise the exact
+# command to run is printed and the script fails.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	cat >&2 <<'USAGE'
+usage: deps.sh GROUP...
+groups: kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 qemu-x86_64 plot
+        lint all
+USAGE
+	exit 2
+}
+
+group_packages()
+{
+	case "$1" in
+	kernel)
+		echo linux-source-6.1 xz-utils git gcc make flex bison bc \
+			libssl-dev libelf-dev ccache
+		;;
+	cross-arm64)
+		[ "$(uname -m)" = aarch64 ] && { echo gcc libc6-dev; return; }
+		echo gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		;;
+	cross-x86_64)
+		[ "$(uname -m)" = x86_64 ] && { echo gcc libc6-dev; return; }
+		echo gcc-x86-64-linux-gnu libc6-dev-amd64-cross
+		;;
+	rootfs) echo cpio gzip busybox-static ;;
+	qemu-arm64) echo qemu-system-arm ;;
+	qemu-x86_64) echo qemu-system-x86 ;;
+	plot) echo gnuplot ;;
+	lint) echo shellcheck ;;
+	all)
+		for g in kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 \
+			 qemu-x86_64 plot; do
+			group_packages "$g"
+		done
+		;;
+	*) echo "deps.sh: unknown group '$1'" >&2; usage ;;
+	esac
+}
+
+is_installed()
+{
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = \
+		"install ok installed" ]
+}
+
+[ $# -gt 0 ] || usage
+wanted=""
+for g in "$@"; do
+	wanted="$wanted $(group_packages "$g")"
+done
+
+missing=""
+for p in $wanted; do
+	case " $missing " in *" $p "*) continue ;; esac
+	is_installed "$p" || missing="$missing $p"
+done
+missing=${missing# }
+[ -n "$missing" ] || exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	die "missing Debian packages; as root run:
+    apt-get update && apt-get install -y --no-install-recommends $missing"
+fi
+
+log "installing: $missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -q --no-install-recommends $missing; then
+	log "apt-get install failed; refreshing the package lists and retrying"
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends $missing ||
+		die "apt-get install failed for: $missing"
+fi

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel-build.sh ARCH DEBUG [config|image|headers]: configure and build one
+# kernel variant out of tree in build/kernel/<arch>[-debug].  The config is
+# allnoconfig plus kernel/config/{base,<arch>[,debug]}.config, regenerated
+# only when a fragment or the series changes and checked option by option.
+# The release string carries the series id: 6.1.N-vl<id>.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 2 ] && [ $# -le 3 ] ||
+	{ echo "usage: kernel-build.sh ARCH DEBUG [config|image|headers]" >&2; exit 2; }
+arch=$1
+debug=$2
+what=${3:-image}
+check_arch "$arch"
+check_debug "$debug"
+
+src=$(kernel_src_dir)
+out=$(kernel_out_dir "$arch" "$debug")
+[ -f "$src.applied" ] || die "kernel tree not prepared (run: make kernel-tree)"
+id=$(series_id)
+[ "$(cut -d' ' -f1 "$src.applied")" = "$id" ] ||
+	die "kernel tree does not carry series $id (run: make kernel-tree)"
+
+fragments="$LAB_TOP/kernel/config/base.config $LAB_TOP/kernel/config/$arch.config"
+[ "$debug" = 1 ] && fragments="$fragments $LAB_TOP/kernel/config/debug.config"
+
+cross=$(cross_prefix "$arch")
+kmake()
+{
+	make -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" \
+		LOCALVERSION="-vl$id" KBUILD_BUILD_USER=lab \
+		KBUILD_BUILD_HOST=volatile-lab "$@"
+}
+
+configure()
+{
+	local stamp=$out/.lab-config-stamp want
+
+	# shellcheck disable=SC2086 # fragments is a list of paths
+	want=$( (cat $fragments; echo "$id $(linux_source_version)") | sha256sum)
+	if [ -f "$out/.config" ] && [ -f "$stamp" ] &&
+	   [ "$(cat "$stamp")" = "$want" ]; then
+		return 0
+	fi
+	mkdir -p "$out"
+	rm -f "$stamp"
+	# shellcheck disable=SC2086
+	cat $fragments > "$out/lab-fragments.config"
+	log "configuring $(variant_name "$arch" "$debug"): allnoconfig + ${fragments//$LAB_TOP\//}"
+	kmake -s allnoconfig KCONFIG_ALLCONFIG="$out/lab-fragments.config"
+	kmake -s olddefconfig
+	# shellcheck disable=SC2086
+	"$LAB_TOP/scripts/check-config.sh" "$out/.config" $fragments
+	echo "$want" > "$stamp"
+}
+
+build_image()
+{
+	local target
+
+	case "$arch" in
+	arm64) target=Image ;;
+	x86_64) target=bzImage ;;
+	esac
+	log "building $(variant_name "$arch" "$debug") kernel (series $id)"
+	kmake -j"$(jobs)" "$target"
+	kmake -s kernelrelease > "$out/lab-release"
+	log "built $(kernel_image "$arch" "$debug") ($(cat "$out/lab-release"))"
+}
+
+install_headers()
+{
+	local dest stamp
+
+	dest=$(headers_dir "$arch")
+	stamp=$dest/.lab-series
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$id" ]; then
+		return 0
+	fi
+	rm -rf "$dest"
+	kmake -s headers_install INSTALL_HDR_PATH="$dest"
+	echo "$id" > "$stamp"
+}
+
+configure
+case "$what" in
+config) ;;
+image) build_image ;;
+headers) install_headers; echo "$(headers_dir "$arch")/include" ;;
+*) die "unknown step '$what'" ;;
+esac

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kernel-tree.sh prepare: extract the installed linux-source-6.1 into
+#     build/src/linux-<debian version>, make it a git repository with a
+#     baseline commit (tag lab-baseline) and apply kernel/patches/series.
+# kernel-tree.sh export: write the tree's commits since the baseline back to
+#     kernel/patches/ and rewrite the series file.
+#
+# Both are idempotent; state lives in stamp files next to the tree, never
+# inside it, so the tree's own git status stays meaningful.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	echo "usage: kernel-tree.sh prepare|export|path" >&2
+	exit 2
+}
+
+src=$(kernel_src_dir)
+extracted_stamp=$src.extracted
+applied_stamp=$src.applied
+patches=$LAB_PATCHES
+
+git_tree()
+{
+	git -C "$src" -c core.autocrlf=false -c gc.auto=0 "$@"
+}
+
+extract()
+{
+	local tmp=$src.tmp version
+
+	[ -f "$extracted_stamp" ] && [ -d "$src/.git" ] && return 0
+	version=$(linux_source_version)
+	[ -r "$linux_source_tarball" ] ||
+		die "$linux_source_tarball missing although linux-source-6.1 $version is installed"
+	if [ -d "$src" ]; then
+		# A tree without its stamp is the remains of an interrupted
+		# extraction; but never throw away commits somebody made.
+		if [ -d "$src/.git" ] &&
+		   [ "$(git_tree rev-list --count lab-baseline..HEAD 2>/dev/null || echo 0)" != 0 ]; then
+			die "$src has commits but no $extracted_stamp; move it away by hand"
+		fi
+		log "removing incompletely prepared $src"
+		rm -rf "$src"
+	fi
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	log "extracting linux-source-6.1 $version into $src"
+	tar -xf "$linux_source_tarball" -C "$tmp" --strip-components=1
+	log "creating the baseline commit (takes a minute)"
+	git -C "$tmp" init -q
+	git -C "$tmp" config user.name "volatile-lab"
+	git -C "$tmp" config user.email "volatile-lab@localhost"
+	git -C "$tmp" config gc.auto 0
+	# -f: the tarball ships files its own .gitignore rules match.
+	git -C "$tmp" add -A -f
+	git -C "$tmp" commit -q -m "Debian linux-source-6.1 $version"
+	# Debian's top-level .gitignore ignores the whole tree ("/*"), which
+	# would hide every new file a patch adds.  Drop that rule in a
+	# commit of its own, below the baseline tag, so no patch carries it.
+	sed -i -e '\|^/\*$|d' -e '\|^!/debian/$|d' "$tmp/.gitignore"
+	git -C "$tmp" commit -q -a -m "lab: track new files in the whole tree"
+	git -C "$tmp" tag lab-baseline
+	git -C "$tmp" checkout -q -b lab
+	mv "$tmp" "$src"
+	rm -f "$applied_stamp"
+	echo "$version" > "$extracted_stamp"
+}
+
+# The tree must hold nothing that applying the series would lose: no
+# uncommitted change, and HEAD must be what the last apply (or export) left.
+check_tree_safe()
+{
+	local expect
+
+	if [ -n "$(git_tree status --porcelain --untracked-files=no)" ]; then
+		die "$src has uncommitted changes; commit them and run 'make export-patches', or discard them with 'git -C $src reset --hard'"
+	fi
+	expect=lab-baseline
+	[ -f "$applied_stamp" ] && expect=$(cut -d' ' -f2 "$applied_stamp")
+	if [ "$(git_tree rev-parse HEAD)" != "$(git_tree rev-parse "$expect")" ]; then
+		die "$src has commits that are not in kernel/patches (HEAD is not $expect); run 'make export-patches' to save them first"
+	fi
+}
+
+apply_series()
+{
+	local id p head
+
+	id=$(series_id)
+	if [ -f "$applied_stamp" ] &&
+	   [ "$(cut -d' ' -f1 "$applied_stamp")" = "$id" ]; then
+		check_tree_safe
+		return 0
+	fi
+	check_tree_safe
+	rm -f "$applied_stamp"
+	git_tree checkout -q -B lab lab-baseline
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		log "applying $p"
+		if ! git_tree am -q --whitespace=nowarn "$patches/$p"; then
+			git_tree am --abort || true
+			git_tree checkout -q -B lab lab-baseline
+			die "kernel/patches/$p does not apply cleanly to linux-source-6.1 $(linux_source_version); rebase it in $src and run 'make export-patches'"
+		fi
+	done < "$patches/series"
+	head=$(git_tree rev-parse HEAD)
+	echo "$id $head" > "$applied_stamp"
+	log "series $id applied"
+}
+
+export_series()
+{
+	local n files f
+
+	[ -f "$extracted_stamp" ] || die "no prepared kernel tree at $src"
+	if [ -n "$(git_tree status --porcelain --untracked-files=no)" ]; then
+		die "$src has uncommitted changes; commit them first"
+	fi
+	n=$(git_tree rev-list --count lab-baseline..HEAD)
+	# Remove the old series' files only now that the new ones are known.
+	files=$(git_tree format-patch --zero-commit --no-signature \
+		-o "$src.export" lab-baseline..HEAD)
+	while read -r f; do
+		case "$f" in ''|'#'*) continue ;; esac
+		rm -f "$patches/$f"
+	done < "$patches/series"
+	{
+		echo "# Applied in order on top of Debian's linux-source-6.1."
+		for f in $files; do
+			mv "$f" "$patches/"
+			basename "$f"
+		done
+	} > "$patches/series"
+	rmdir "$src.export" 2>/dev/null || true
+	echo "$(series_id) $(git_tree rev-parse HEAD)" > "$applied_stamp"
+	log "exported $n patch(es) to kernel/patches, series $(series_id)"
+}
+
+[ $# -eq 1 ] || usage
+case "$1" in
+prepare) extract; apply_series ;;
+export) export_series ;;
+path) echo "$src" ;;
+*) usage ;;
+esac

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the lab's shell scripts.  Source it; do not run it.
+# shellcheck shell=bash
+
+LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAB_BUILD=${LAB_BUILD:-$LAB_TOP/build}
+LAB_PATCHES=${LAB_PATCHES:-$LAB_TOP/kernel/patches}
+LAB_SUPPORTED_ARCHES="arm64 x86_64"
+
+die()
+{
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+log()
+{
+	printf '==> %s\n' "$*" >&2
+}
+
+# check_arch ARCH: fail with the list of supported values on anything else.
+check_arch()
+{
+	case "${1:-}" in
+	arm64|x86_64) ;;
+	*) die "unknown ARCH '${1:-}' (supported: $LAB_SUPPORTED_ARCHES)" ;;
+	esac
+}
+
+# check_debug VALUE: DEBUG must be 0 or 1.
+check_debug()
+{
+	case "${1:-}" in
+	0|1) ;;
+	*) die "DEBUG must be 0 or 1, not '${1:-}'" ;;
+	esac
+}
+
+# variant_name ARCH DEBUG: the build directory name of one kernel variant.
+variant_name()
+{
+	if [ "$2" = 1 ]; then
+		printf '%s-debug\n' "$1"
+	else
+		printf '%s\n' "$1"
+	fi
+}
+
+# The Debian version of the installed linux-source-6.1 package.
+# LAB_LINUX_VERSION and LAB_LINUX_TARBALL override both for the host tests.
+linux_source_version()
+{
+	if [ -n "${LAB_LINUX_VERSION:-}" ]; then
+		echo "$LAB_LINUX_VERSION"
+		return
+	fi
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		die "linux-source-6.1 is not installed (run: make deps)"
+}
+
+linux_source_tarball=${LAB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+
+# Where the kernel tree of the installed linux-source-6.1 lives.  One tree
+# per package version, so an upgraded package never silently mixes with a
+# tree that carries unexported work.
+kernel_src_dir()
+{
+	printf '%s/src/linux-%s\n' "$LAB_BUILD" "$(linux_source_version)"
+}
+
+# The id of the patch series: a hash of the series file and every patch it
+# names, in order.  It goes into the kernel release string.
+series_id()
+{
+	local series=$LAB_PATCHES/series p
+
+	[ -f "$series" ] || die "missing $series"
+	{
+		cat "$series"
+		while read -r p; do
+			case "$p" in ''|'#'*) continue ;; esac
+			[ -f "$LAB_PATCHES/$p" ] ||
+				die "series names missing patch $LAB_PATCHES/$p"
+			cat "$LAB_PATCHES/$p"
+		done < "$series"
+	} | sha256sum | cut -c1-10
+}
+
+cross_prefix()
+{
+	case "$1" in
+	arm64)
+		if [ "$(uname -m)" = aarch64 ]; then
+			printf '\n'
+		else
+			printf 'aarch64-linux-gnu-\n'
+		fi
+		;;
+	x86_64)
+		if [ "$(uname -m)" = x86_64 ]; then
+			printf '\n'
+		else
+			printf 'x86_64-linux-gnu-\n'
+		fi
+		;;
+	esac
+}
+
+# Files of a build variant.
+kernel_out_dir()
+{
+	printf '%s/kernel/%s\n' "$LAB_BUILD" "$(variant_name "$1" "$2")"
+}
+
+kernel_image()
+{
+	case "$1" in
+	arm64) printf '%s/arch/arm64/boot/Image\n' "$(kernel_out_dir "$1" "$2")" ;;
+	x86_64) printf '%s/arch/x86/boot/bzImage\n' "$(kernel_out_dir "$1" "$2")" ;;
+	esac
+}
+
+headers_dir()
+{
+	printf '%s/headers/%s\n' "$LAB_BUILD" "$1"
+}
+
+rootfs_image()
+{
+	printf '%s/rootfs/%s/initramfs.cpio.gz\n' "$LAB_BUILD" "$1"
+}
+
+jobs()
+{
+	printf '%s\n' $(($(nproc) + 1))
+}

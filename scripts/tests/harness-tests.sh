@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# harness-tests.sh ARCH: prove, on the real normal kernel, that the harness
+# fails when it must: a failing or crashing in-guest test, a real kernel
+# WARNING (provoked through lkdtm), a hung guest, a guest that powers off
+# before the job ends; and that it propagates a job's exit status.  TAP out.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+S=$top/scripts
+. "$S/lib.sh"
+
+[ $# -eq 1 ] || { echo "usage: harness-tests.sh ARCH" >&2; exit 2; }
+arch=$1
+check_arch "$arch"
+work=$LAB_BUILD/runs/harness-$arch
+rm -rf "$work"
+mkdir -p "$work"
+
+n=0
+ok()
+{
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
+}
+
+# boot NAME TIMEOUT JOB-TEXT: run a job; sets rc and leaves $work/NAME.
+boot()
+{
+	printf '%s\n' "$3" > "$work/$1.job"
+	rc=0
+	"$S/boot.sh" --arch "$arch" --debug 0 --mem 512 --cpus 1 \
+		--timeout "$2" --quiet --run-dir "$work/$1" \
+		--job "$work/$1.job" > "$work/$1.out" 2>&1 || rc=$?
+	sed 's/^/# /' "$work/$1.out"
+}
+
+echo "TAP version 13"
+
+boot status 300 'echo running; exit 3'
+ok "$([ "$rc" = 3 ]; echo $?)" "a job's exit status (3) is the runner's (got $rc)"
+ok "$(grep -qx running "$work/status/share/job.log"; echo $?)" \
+	"the job's output reaches the host"
+
+boot selftest 300 'for m in pass fail crash; do
+	harness_selftest $m > /lab/out/$m.tap 2>&1
+	echo "# exit status: $?" >> /lab/out/$m.tap
+done'
+out=$work/selftest/share/out
+# summary_is TAPFILE STATUS LAST-LINE: tap-summary exits STATUS, ends so.
+summary_is()
+{
+	local text st=0
+
+	text=$("$S/tap-summary.sh" "$1") || st=$?
+	printf '%s\n' "$text" | sed 's/^/# /' >&2
+	[ "$st" = "$2" ] && [ "$(printf '%s\n' "$text" | tail -n 1)" = "$3" ]
+}
+ok "$([ "$rc" = 0 ] &&
+	summary_is "$out/pass.tap" 0 '2 passed, 0 failed, 1 skipped'; echo $?)" \
+	"a passing in-guest suite is summarised as passing"
+ok "$(summary_is "$out/fail.tap" 1 '1 passed, 1 failed, 1 skipped'; echo $?)" \
+	"a failing in-guest test is counted and fails the summary"
+ok "$(summary_is "$out/crash.tap" 1 '1 passed, 1 failed, 1 skipped'; echo $?)" \
+	"an in-guest suite that crashes fails the summary"
+
+boot warning 300 'echo WARNING > /sys/kernel/debug/provoke-crash/DIRECT
+echo survived the warning'
+ok "$([ "$rc" = 1 ] && grep -q 'WARNING: CPU' "$work/warning/console.log" &&
+	grep -q 'kernel log shows' "$work/warning.out"; echo $?)" \
+	"a real kernel WARNING fails the run although the job succeeded"
+
+boot hang 20 'sleep 100000'
+ok "$([ "$rc" = 1 ] && grep -q 'did not power off within 20s' "$work/hang.out"; echo $?)" \
+	"a hung guest is stopped at the timeout and fails"
+
+boot poweroff 300 'poweroff -f'
+ok "$([ "$rc" = 1 ] && grep -q 'no job status' "$work/poweroff.out"; echo $?)" \
+	"a guest that stops before the job ends fails"
+
+echo "1..$n"

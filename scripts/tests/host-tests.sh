@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# host-tests.sh: unit tests of the host-side scripts, in TAP: the kernel log
+# checker, the config checker, the TAP summary, argument checking, and the
+# kernel tree's extract/apply/export cycle on a small fake tarball.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+S=$top/scripts
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0 failed=0
+ok()
+{
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		failed=$((failed + 1))
+	fi
+}
+# expect STATUS PATTERN NAME -- CMD...: CMD exits STATUS and its output
+# (stdout and stderr) matches the extended regex PATTERN ('' for any).
+expect()
+{
+	local want=$1 pattern=$2 name=$3 rc=0
+	shift 4
+	"$@" > "$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "# $name: exit $rc, wanted $want; output:"
+		sed 's/^/#   /' "$tmp/out" | head -20
+		ok 1 "$name"
+	elif [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out"; then
+		echo "# $name: output lacks /$pattern/:"
+		sed 's/^/#   /' "$tmp/out" | head -20
+		ok 1 "$name"
+	else
+		ok 0 "$name"
+	fi
+}
+
+# The plan comes last (valid TAP): a script that dies early has none, and
+# tap-summary.sh counts that as a failure.
+echo "TAP version 13"
+
+# --- check-log.sh -----------------------------------------------------
+log=$tmp/console.log
+printf '%s\n' '[    0.000000] Linux version 6.1.192-vl0123456789' \
+	'[    0.000000] Kernel command line: console=ttyAMA0 panic=-1 panic_on_warn=1' \
+	'[    1.000000] Run /init as init process' \
+	'WARNING: this line was printed by userspace, not the kernel' > "$log"
+expect 0 '' "check-log: a clean log passes" -- "$S/check-log.sh" "$log"
+for report in \
+	'[   12.345678] WARNING: CPU: 1 PID: 77 at mm/vmscan.c:123 shrink_folio_list+0x1/0x2' \
+	'[    3.000000] BUG: KASAN: slab-out-of-bounds in foo+0x10/0x20' \
+	'[    3.000000] WARNING: possible circular locking dependency detected' \
+	'[    3.000000] Internal error: Oops: 0000000096000004 [#1] SMP' \
+	'[    3.000000] BUG: sleeping function called from invalid context at mm/x.c:1' \
+	'Kernel panic - not syncing: panic_on_warn set ...' \
+	'[    9.100000] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:'; do
+	cp "$log" "$tmp/bad.log"
+	echo "$report" >> "$tmp/bad.log"
+	expect 1 "${report:15:18}" "check-log: flags '${report:15:30}'" -- \
+		"$S/check-log.sh" "$tmp/bad.log"
+done
+expect 2 'cannot read' "check-log: a missing log is an error" -- \
+	"$S/check-log.sh" "$tmp/nonexistent.log"
+
+# --- check-config.sh --------------------------------------------------
+printf '%s\n' 'CONFIG_A=y' 'CONFIG_B="text"' '# CONFIG_C is not set' \
+	'CONFIG_D=64' > "$tmp/.config"
+printf '%s\n' '# comment' '' 'CONFIG_A=y' 'CONFIG_B="text"' \
+	'# CONFIG_C is not set' '# CONFIG_E is not set' > "$tmp/good.config"
+expect 0 '' "check-config: fragments that hold pass" -- \
+	"$S/check-config.sh" "$tmp/.config" "$tmp/good.config"
+printf '%s\n' 'CONFIG_A=y' 'CONFIG_Z=y' > "$tmp/dropped.config"
+expect 1 'CONFIG_Z: asked for y, got not set' \
+	"check-config: a dropped option fails, named" -- \
+	"$S/check-config.sh" "$tmp/.config" "$tmp/dropped.config"
+printf '%s\n' '# CONFIG_A is not set' > "$tmp/off.config"
+expect 1 'CONFIG_A: asked for n, got y' \
+	"check-config: an option asked off but on fails" -- \
+	"$S/check-config.sh" "$tmp/.config" "$tmp/off.config"
+printf '%s\n' 'CONFIG_D=32' > "$tmp/d32.config"
+printf '%s\n' 'CONFIG_D=64' > "$tmp/d64.config"
+expect 0 '' "check-config: a later fragment overrides an earlier one" -- \
+	"$S/check-config.sh" "$tmp/.config" "$tmp/d32.config" "$tmp/d64.config"
+printf '%s\n' 'CONFIG_A=y' 'CONFG_TYPO=y' > "$tmp/typo.config"
+expect 1 'typo.config:2: malformed line' \
+	"check-config: a malformed fragment line fails, named" -- \
+	"$S/check-config.sh" "$tmp/.config" "$tmp/typo.config"
+
+# --- tap-summary.sh ---------------------------------------------------
+printf '%s\n' 'TAP version 13' '1..3' 'ok 1 a' 'ok 2 b' \
+	'ok 3 c # SKIP no reason' '# exit status: 0' > "$tmp/pass.tap"
+expect 0 '^2 passed, 0 failed, 1 skipped$' "tap-summary: a passing file" -- \
+	"$S/tap-summary.sh" "$tmp/pass.tap"
+printf '%s\n' '1..2' 'ok 1 a' 'not ok 2 b' > "$tmp/fail.tap"
+expect 1 '^1 passed, 1 failed$' "tap-summary: a failing test fails" -- \
+	"$S/tap-summary.sh" "$tmp/fail.tap"
+printf '%s\n' '1..3' 'ok 1 a' > "$tmp/short.tap"
+expect 1 'planned 3, ran 1' "tap-summary: fewer tests than planned fail" -- \
+	"$S/tap-summary.sh" "$tmp/short.tap"
+printf '%s\n' 'ok 1 a' > "$tmp/noplan.tap"
+expect 1 'no TAP plan' "tap-summary: a file without a plan fails" -- \
+	"$S/tap-summary.sh" "$tmp/noplan.tap"
+printf '%s\n' '1..1' 'ok 1 a' '# exit status: 139' > "$tmp/crash.tap"
+expect 1 'exited with status 139' "tap-summary: a crash after passing fails" -- \
+	"$S/tap-summary.sh" "$tmp/crash.tap"
+printf '%s\n' '1..2' 'ok 1 a' 'not ok 2 b # TODO kernel lacks x' > "$tmp/todo.tap"
+expect 0 '1 known failure' "tap-summary: a known failure is listed, not passed" -- \
+	"$S/tap-summary.sh" "$tmp/todo.tap"
+expect 1 'missing TAP file' "tap-summary: a missing file fails" -- \
+	"$S/tap-summary.sh" "$tmp/pass.tap" "$tmp/none.tap"
+
+# --- arguments --------------------------------------------------------
+expect 2 "unknown ARCH 'bogus'" "make: an unknown ARCH is refused, named" -- \
+	make -s -C "$top" ARCH=bogus check
+expect 2 "DEBUG must be 0 or 1" "make: a bad DEBUG is refused" -- \
+	make -s -C "$top" DEBUG=yes kernel
+expect 2 "RUN is empty" "make run without RUN is refused before building" -- \
+	make -s -C "$top" run RUN=
+expect 2 "not yet implemented" "make bench says it is not implemented" -- \
+	make -s -C "$top" bench
+expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
+	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
+expect 2 "exclude each other" "boot.sh: --job with --shell is refused" -- \
+	"$S/boot.sh" --arch arm64 --job /dev/null --shell
+expect 1 "unknown ARCH 'sparc'" "boot.sh: an unknown arch is refused" -- \
+	"$S/boot.sh" --arch sparc --job /dev/null
+expect 1 "no kernel at" "boot.sh: a missing kernel is named" -- \
+	env LAB_BUILD="$tmp/empty" "$S/boot.sh" --arch arm64 --job /dev/null
+expect 2 "unknown group 'bogus'" "deps.sh: an unknown group is refused" -- \
+	"$S/deps.sh" bogus
+
+# --- kernel-tree.sh on a fake linux-source tarball ----------------------
+fake=$tmp/fake/linux-source-6.1
+mkdir -p "$fake/mm" "$tmp/patches"
+printf '/*\n!/debian/\n*.patch\n' > "$fake/.gitignore"
+printf 'int a;\nint b;\nint c;\n' > "$fake/mm/a.c"
+echo 'all:' > "$fake/Makefile"
+tar -C "$tmp/fake" -cJf "$tmp/fake.tar.xz" linux-source-6.1
+echo "# test series" > "$tmp/patches/series"
+export LAB_BUILD=$tmp/build LAB_PATCHES=$tmp/patches \
+	LAB_LINUX_TARBALL=$tmp/fake.tar.xz LAB_LINUX_VERSION=0.1-test
+tree=$tmp/build/src/linux-0.1-test
+kt=$S/kernel-tree.sh
+g()
+{
+	git -C "$tree" "$@"
+}
+
+expect 0 'series .* applied' "kernel-tree: extracts and applies an empty series" -- \
+	"$kt" prepare
+ok "$([ "$(g rev-parse HEAD)" = "$(g rev-parse lab-baseline)" ] &&
+	[ "$(cat "$tree.extracted")" = 0.1-test ]; echo $?)" \
+	"kernel-tree: HEAD is the baseline, the version is recorded"
+echo 'new file' > "$tree/mm/new.c"
+ok "$([ -n "$(g status --porcelain)" ]; echo $?)" \
+	"kernel-tree: new files in the tree are not ignored"
+rm "$tree/mm/new.c"
+sed -i 's/int b;/int b2;/' "$tree/mm/a.c"
+g commit -q -a -m "mm: rename b" -m "Signed-off-by: Lab <lab@localhost>"
+head=$(g rev-parse HEAD)
+echo "# changed" >> "$tmp/patches/series"
+expect 1 'not in kernel/patches' "kernel-tree: refuses to drop unexported commits" -- \
+	"$kt" prepare
+ok "$([ "$(g rev-parse HEAD)" = "$head" ]; echo $?)" \
+	"kernel-tree: the unexported commit is still there"
+expect 0 'exported 1 patch' "kernel-tree: export writes the commit as a patch" -- \
+	"$kt" export
+ok "$(grep -q '^0001-mm-rename-b.patch$' "$tmp/patches/series" &&
+	[ -f "$tmp/patches/0001-mm-rename-b.patch" ]; echo $?)" \
+	"kernel-tree: the series names the exported patch"
+expect 0 '' "kernel-tree: prepare after export is a no-op" -- "$kt" prepare
+ok "$([ "$(g rev-parse HEAD)" = "$head" ]; echo $?)" \
+	"kernel-tree: the no-op kept HEAD"
+rm -rf "$tmp/build"
+expect 0 'applying 0001-mm-rename-b.patch' "kernel-tree: a fresh tree gets the series" -- \
+	"$kt" prepare
+ok "$(grep -q 'int b2;' "$tree/mm/a.c"; echo $?)" \
+	"kernel-tree: the patch's change is in the fresh tree"
+cp "$tmp/patches/0001-mm-rename-b.patch" "$tmp/good.patch"
+sed -i 's/^ int c;$/ int d;/' "$tmp/patches/0001-mm-rename-b.patch"
+expect 1 '0001-mm-rename-b.patch does not apply cleanly' \
+	"kernel-tree: a patch that does not apply fails, named" -- "$kt" prepare
+ok "$([ "$(g rev-parse HEAD)" = "$(g rev-parse lab-baseline)" ] &&
+	[ -z "$(g status --porcelain)" ] && [ ! -f "$tree.applied" ]; echo $?)" \
+	"kernel-tree: after the failure the tree is back at the baseline"
+cp "$tmp/good.patch" "$tmp/patches/0001-mm-rename-b.patch"
+expect 0 'applying' "kernel-tree: a re-run recovers once the patch is fixed" -- \
+	"$kt" prepare
+echo "int e;" >> "$tree/mm/a.c"
+echo "# changed again" >> "$tmp/patches/series"
+expect 1 'uncommitted changes' "kernel-tree: refuses to drop uncommitted changes" -- \
+	"$kt" prepare
+ok "$(grep -q 'int e;' "$tree/mm/a.c"; echo $?)" \
+	"kernel-tree: the uncommitted change is kept"
+rm -f "$tree.extracted"
+mkdir -p "$tree.tmp"
+g checkout -q -- mm/a.c
+g reset -q --hard lab-baseline
+expect 0 'removing incompletely prepared' \
+	"kernel-tree: an interrupted extraction is redone" -- "$kt" prepare
+ok "$([ -f "$tree.extracted" ] && [ ! -d "$tree.tmp" ]; echo $?)" \
+	"kernel-tree: the redone tree is complete"
+
+echo "1..$n"
+echo "# exit status: $failed"
+[ "$failed" = 0 ]
