@@ -111,7 +111,7 @@ check:
 
 lint:
 	$(DEPS) lint
-	shellcheck -x $(S)/*.sh $(S)/tests/*.sh .ci/run
+	shellcheck -x -P $(CURDIR) $(S)/*.sh $(S)/tests/*.sh .ci/run
 	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests
 
 bench:

@@ -1,4 +1,6 @@
 #!/bin/bash
+# QEMU options are comma-separated key=value lists, not array elements.
+# shellcheck disable=SC2054
 # SPDX-License-Identifier: GPL-2.0
 #
 # boot.sh: boot a lab kernel under QEMU and run one job in it.
@@ -16,6 +18,7 @@
 # kernel log; 1 on a kernel report, a timeout or a missing job status;
 # 2 on bad usage.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage()
@@ -68,8 +71,9 @@ fi
 image=$(kernel_image "$arch" "$debug")
 rootfs=$(rootfs_image "$arch")
 release_file=$(kernel_out_dir "$arch" "$debug")/lab-release
-[ -f "$image" ] && [ -f "$release_file" ] ||
+if [ ! -f "$image" ] || [ ! -f "$release_file" ]; then
 	die "no kernel at $image (run: make kernel ARCH=$arch DEBUG=$debug)"
+fi
 [ -f "$rootfs" ] || die "no initramfs at $rootfs (run: make rootfs ARCH=$arch)"
 release=$(cat "$release_file")
 

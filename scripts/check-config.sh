@@ -6,6 +6,7 @@
 # override earlier ones, as with merge_config.sh.  Kconfig drops options
 # silently when a dependency is missing; this makes that loud.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || { echo "usage: check-config.sh DOTCONFIG FRAGMENT..." >&2; exit 2; }

@@ -7,6 +7,7 @@
 # on the normal kernel, and prints one summary of all TAP results, ending
 # with "N passed, N failed".  Exits non-zero on any failure.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 1 ] || { echo "usage: check.sh ARCH" >&2; exit 2; }

@@ -5,6 +5,7 @@
 # As root, missing packages are installed with apt-get; otherwise the exact
 # command to run is printed and the script fails.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage()
@@ -74,9 +75,11 @@ fi
 
 log "installing: $missing"
 export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086 # $missing is a list of package names
 if ! apt-get install -y -q --no-install-recommends $missing; then
 	log "apt-get install failed; refreshing the package lists and retrying"
 	apt-get update -q
+	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $missing ||
 		die "apt-get install failed for: $missing"
 fi

@@ -7,10 +7,13 @@
 # only when a fragment or the series changes and checked option by option.
 # The release string carries the series id: 6.1.N-vl<id>.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] && [ $# -le 3 ] ||
-	{ echo "usage: kernel-build.sh ARCH DEBUG [config|image|headers]" >&2; exit 2; }
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+	echo "usage: kernel-build.sh ARCH DEBUG [config|image|headers]" >&2
+	exit 2
+fi
 arch=$1
 debug=$2
 what=${3:-image}

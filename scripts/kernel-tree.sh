@@ -10,6 +10,7 @@
 # Both are idempotent; state lives in stamp files next to the tree, never
 # inside it, so the tree's own git status stays meaningful.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage()

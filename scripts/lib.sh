@@ -58,6 +58,7 @@ linux_source_version()
 		die "linux-source-6.1 is not installed (run: make deps)"
 }
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 linux_source_tarball=${LAB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 # Where the kernel tree of the installed linux-source-6.1 lives.  One tree

@@ -7,6 +7,7 @@
 # The archive is written with the kernel's gen_init_cpio, so device nodes
 # and owners need no root and the result does not depend on the host.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 1 ] || { echo "usage: mkrootfs.sh ARCH" >&2; exit 2; }

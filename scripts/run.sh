@@ -5,6 +5,7 @@
 # runs the shell command line in $RUN inside the guest (with the host
 # directory $EXTRA, if set, at /extra) and exits with its status.
 set -eu
+# shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 5 ] || { echo "usage: run.sh ARCH DEBUG MEM CPUS TIMEOUT" >&2; exit 2; }

@@ -8,6 +8,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 S=$top/scripts
+# shellcheck source=scripts/lib.sh
 . "$S/lib.sh"
 
 [ $# -eq 1 ] || { echo "usage: harness-tests.sh ARCH" >&2; exit 2; }
@@ -42,6 +43,7 @@ ok "$([ "$rc" = 3 ]; echo $?)" "a job's exit status (3) is the runner's (got $rc
 ok "$(grep -qx running "$work/status/share/job.log"; echo $?)" \
 	"the job's output reaches the host"
 
+# shellcheck disable=SC2016 # expanded in the guest
 boot selftest 300 'for m in pass fail crash; do
 	harness_selftest $m > /lab/out/$m.tap 2>&1
 	echo "# exit status: $?" >> /lab/out/$m.tap
