@@ -31,6 +31,8 @@ phase()
 }
 
 phase "host unit tests"
+# shellcheck is optional: installed when we may, skipped (and said) if not.
+"$LAB_TOP/scripts/deps.sh" lint 2>/dev/null || log "shellcheck not installed; its test is skipped"
 "$LAB_TOP/scripts/tests/host-tests.sh" > "$results/host.tap" 2>&1 || true
 
 phase "preparing the kernel tree, guest programs and initramfs"

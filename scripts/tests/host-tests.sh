@@ -207,6 +207,15 @@ expect 0 'removing incompletely prepared' \
 ok "$([ -f "$tree.extracted" ] && [ ! -d "$tree.tmp" ]; echo $?)" \
 	"kernel-tree: the redone tree is complete"
 
+# --- style ------------------------------------------------------------
+if command -v shellcheck > /dev/null; then
+	expect 0 '' "shellcheck: the lab's shell scripts are clean" -- \
+		make -s -C "$top" lint
+else
+	n=$((n + 1))
+	echo "ok $n shellcheck: the lab's shell scripts are clean # SKIP shellcheck not installed"
+fi
+
 echo "1..$n"
 echo "# exit status: $failed"
 [ "$failed" = 0 ]
