@@ -31,7 +31,8 @@ phase()
 }
 
 phase "host unit tests"
-# shellcheck is optional: installed when we may, skipped (and said) if not.
+# The lint test is optional: shellcheck is installed when we may, and its
+# test is skipped (and says so) when it is missing.
 "$LAB_TOP/scripts/deps.sh" lint 2>/dev/null || log "shellcheck not installed; its test is skipped"
 "$LAB_TOP/scripts/tests/host-tests.sh" > "$results/host.tap" 2>&1 || true
 
