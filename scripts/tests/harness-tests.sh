@@ -76,7 +76,7 @@ boot hang 20 'sleep 100000'
 ok "$([ "$rc" = 1 ] && grep -q 'did not power off within 20s' "$work/hang.out"; echo $?)" \
 	"a hung guest is stopped at the timeout and fails"
 
-boot poweroff 300 'poweroff -f'
+boot poweroff 300 'reboot -f'
 ok "$([ "$rc" = 1 ] && grep -q 'no job status' "$work/poweroff.out"; echo $?)" \
 	"a guest that stops before the job ends fails"
 
