@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * volatile_test: the contract of MADV_VOLATILE / MADV_NONVOLATILE.
+ *
+ * Every error case checks its errno and that nothing changed (the VMAs of
+ * the range in /proc/self/maps, VmFlags in smaps, the data).  The purge
+ * cases run with no swap: by memory.reclaim, by memory.max and by global
+ * memory pressure.  The test runs in the cgroup lab-volatile/main; the
+ * memory.max case uses lab-volatile/max.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "tap.h"
+#include "vr_util.h"
+
+#define MIB (1024UL * 1024UL)
+#define RANDOM_TRIALS 1000
+
+static char cg[CG_PATH_MAX], cg_parent[CG_PATH_MAX];
+
+/* Everything a failed call must leave as it was. */
+struct snapshot {
+	char maps[4096];
+	bool vol[8];
+};
+
+static void snap(struct snapshot *s, char *p, size_t pages)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	vr_maps(p, pages * page_size, s->maps, sizeof(s->maps));
+	for (i = 0; i < pages && i < 8; i++)
+		s->vol[i] = vr_is_volatile(p + i * page_size);
+}
+
+static bool unchanged(const struct snapshot *before, char *p, size_t pages,
+		      unsigned int seed)
+{
+	struct snapshot after;
+	struct vr_census c;
+
+	snap(&after, p, pages);
+	c = vr_check(p, pages, seed);
+	if (strcmp(before->maps, after.maps))
+		tap_diag("maps changed:\n%s-- to --\n%s", before->maps,
+			 after.maps);
+	return !strcmp(before->maps, after.maps) &&
+	       !memcmp(before->vol, after.vol, sizeof(after.vol)) &&
+	       c.intact == pages;
+}
+
+/* @advice on [@addr, @addr + @len) fails with @err and changes nothing. */
+static void expect_error(const char *what, char *p, size_t pages, void *addr,
+			 size_t len, int advice, int err)
+{
+	struct snapshot s;
+	int ret;
+
+	vr_fill(p, pages, 7);
+	snap(&s, p, pages);
+	ret = vr_madvise(addr, len, advice);
+	tap_result(ret == -err && unchanged(&s, p, pages, 7),
+		   "%s: %s gives %s (got %d), nothing changed", what,
+		   advice == MADV_VOLATILE ? "VOLATILE" : "NONVOLATILE",
+		   strerror(err), ret);
+}
+
+static void test_errors(void)
+{
+	char *p = vr_map(4), *q;
+	int advice, i;
+
+	for (i = 0; i < 2; i++) {
+		advice = i ? MADV_NONVOLATILE : MADV_VOLATILE;
+		expect_error("unaligned start", p, 4, p + 1, page_size,
+			     advice, EINVAL);
+		expect_error("length not a page multiple", p, 4, p,
+			     page_size + 1, advice, EINVAL);
+		expect_error("wrapping range", p, 4, p, -page_size, advice,
+			     EINVAL);
+		expect_error("start above TASK_SIZE", p, 4,
+			     (void *)(1UL << 52), page_size, advice, EINVAL);
+	}
+
+	/* len == 0 succeeds and changes nothing. */
+	{
+		struct snapshot s;
+		int r1, r2;
+
+		vr_fill(p, 4, 7);
+		snap(&s, p, 4);
+		r1 = vr_madvise(p, 0, MADV_VOLATILE);
+		r2 = vr_madvise(p, 0, MADV_NONVOLATILE);
+		tap_result(r1 == 0 && r2 == 0 && unchanged(&s, p, 4, 7),
+			   "len 0 returns 0 and changes nothing");
+	}
+
+	/* A hole in the middle: ENOMEM, and the mapped parts unchanged. */
+	q = vr_map(3);
+	munmap(q + page_size, page_size);
+	{
+		struct snapshot s;
+		int ret;
+
+		vr_fill(q, 1, 7);
+		snap(&s, q, 1);
+		ret = vr_madvise(q, 3 * page_size, MADV_VOLATILE);
+		tap_result(ret == -ENOMEM && unchanged(&s, q, 1, 7) &&
+			   !vr_is_volatile(q + 2 * page_size),
+			   "a hole in the range gives ENOMEM, nothing changed (got %d)",
+			   ret);
+	}
+	munmap(q, 3 * page_size);
+	tap_result(vr_madvise(q, page_size, MADV_VOLATILE) == -ENOMEM,
+		   "an unmapped range gives ENOMEM");
+	munmap(p, 4 * page_size);
+}
+
+/* A range ending in a VMA that may not be volatile changes nothing. */
+static void test_bad_vmas(void)
+{
+	char *p = vr_map(4), *shared, *file;
+	struct snapshot s;
+	int ret, fd;
+
+	/* [anon anon | anon-mlocked anon]: the lock splits the VMA. */
+	vr_fill(p, 4, 7);
+	if (mlock(p + 2 * page_size, page_size))
+		tap_bail("mlock: %s", strerror(errno));
+	snap(&s, p, 4);
+	ret = vr_madvise(p, 4 * page_size, MADV_VOLATILE);
+	tap_result(ret == -EINVAL && unchanged(&s, p, 4, 7),
+		   "a range reaching an mlocked VMA gives EINVAL, nothing changed (got %d)",
+		   ret);
+	munmap(p, 4 * page_size);
+
+	shared = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	tap_result(shared != MAP_FAILED &&
+		   vr_madvise(shared, page_size, MADV_VOLATILE) == -EINVAL &&
+		   !vr_is_volatile(shared),
+		   "shared anonymous memory gives EINVAL");
+	munmap(shared, page_size);
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	file = mmap(NULL, page_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	tap_result(file != MAP_FAILED &&
+		   vr_madvise(file, page_size, MADV_VOLATILE) == -EINVAL &&
+		   !vr_is_volatile(file),
+		   "a private file mapping gives EINVAL");
+	munmap(file, page_size);
+	close(fd);
+}
+
+static void test_other_interfaces(void)
+{
+	char *p = vr_map(1);
+	struct iovec iov = { p, page_size };
+	int pidfd, r1, r2;
+
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	r1 = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_VOLATILE, 0);
+	r1 = r1 < 0 ? -errno : r1;
+	r2 = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_NONVOLATILE, 0);
+	r2 = r2 < 0 ? -errno : r2;
+	tap_result(pidfd >= 0 && r1 == -EINVAL && r2 == -EINVAL &&
+		   !vr_is_volatile(p),
+		   "process_madvise refuses both advices with EINVAL (%d, %d)",
+		   r1, r2);
+	close(pidfd);
+	tap_result(vr_madvise(p, page_size, 28) == -EINVAL,
+		   "an unknown advice still gives EINVAL");
+	munmap(p, page_size);
+}
+
+static void test_no_pressure(void)
+{
+	char *p = vr_map(16);
+	struct vr_census c;
+	int r1, r2, again;
+
+	vr_fill(p, 16, 1);
+	r1 = vr_madvise(p, 16 * page_size, MADV_VOLATILE);
+	tap_result(r1 == 0 && vr_is_volatile(p),
+		   "VOLATILE returns 0 and smaps VmFlags shows vo");
+	c = vr_check(p, 16, 1);
+	tap_result(c.intact == 16 && !vr_sigbus_on_read(p),
+		   "volatile pages read back intact without pressure");
+	r2 = vr_madvise(p, 16 * page_size, MADV_NONVOLATILE);
+	c = vr_check(p, 16, 1);
+	tap_result(r2 == 0 && c.intact == 16 && !vr_is_volatile(p),
+		   "NONVOLATILE without pressure returns 0, data intact, vo gone");
+	again = vr_madvise(p, 16 * page_size, MADV_NONVOLATILE);
+	tap_result(again == 0, "NONVOLATILE on nonvolatile memory returns 0");
+	munmap(p, 16 * page_size);
+}
+
+static void test_split_merge(void)
+{
+	char *p = vr_map(3), *q;
+	int n1, n2, i, r;
+
+	vr_fill(p, 3, 2);
+	r = vr_madvise(p + page_size, page_size, MADV_VOLATILE);
+	n1 = vr_vma_count(p, 3 * page_size);
+	tap_result(r == 0 && n1 == 3 && vr_is_volatile(p + page_size) &&
+		   !vr_is_volatile(p) && !vr_is_volatile(p + 2 * page_size),
+		   "VOLATILE on the middle page splits one VMA in three");
+	r = vr_madvise(p + page_size, page_size, MADV_NONVOLATILE);
+	n2 = vr_vma_count(p, 3 * page_size);
+	tap_result(r == 0 && n2 == 1 && vr_check(p, 3, 2).intact == 3,
+		   "NONVOLATILE merges them back into one (%d VMAs)", n2);
+
+	/* A range over VMAs that differ in protection. */
+	q = vr_map(4);
+	mprotect(q + 2 * page_size, 2 * page_size, PROT_READ);
+	r = vr_madvise(q, 4 * page_size, MADV_VOLATILE);
+	tap_result(r == 0 && vr_is_volatile(q) &&
+		   vr_is_volatile(q + 3 * page_size) &&
+		   vr_vma_count(q, 4 * page_size) == 2,
+		   "a range across two VMAs marks both");
+	r = vr_madvise(q + page_size, 2 * page_size, MADV_NONVOLATILE);
+	tap_result(r == 0 && vr_is_volatile(q) && !vr_is_volatile(q + page_size) &&
+		   !vr_is_volatile(q + 2 * page_size) &&
+		   vr_is_volatile(q + 3 * page_size) &&
+		   vr_vma_count(q, 4 * page_size) == 4,
+		   "a partial NONVOLATILE across the two splits both");
+	munmap(q, 4 * page_size);
+
+	/* Many small ranges: every other page of 2000. */
+	munmap(p, 3 * page_size);
+	p = vr_map(2000);
+	vr_fill(p, 2000, 3);
+	for (i = 0, r = 0; i < 2000 && !r; i += 2)
+		r = vr_madvise(p + i * page_size, page_size, MADV_VOLATILE);
+	n1 = vr_vma_count(p, 2000 * page_size);
+	tap_result(r == 0 && n1 == 2000,
+		   "1000 single-page ranges make 2000 VMAs (%d)", n1);
+	for (i = 0, r = 0; i < 2000 && !r; i += 2)
+		r = vr_madvise(p + i * page_size, page_size, MADV_NONVOLATILE);
+	n2 = vr_vma_count(p, 2000 * page_size);
+	tap_result(r == 0 && n2 == 1 && vr_check(p, 2000, 3).intact == 2000,
+		   "undoing them merges back to one VMA, data intact (%d)", n2);
+	munmap(p, 2000 * page_size);
+}
+
+/* Purge by memory.reclaim; returns the mapping for the later tests. */
+static void test_reclaim_purge(void)
+{
+	const size_t pages = 32 * MIB / page_size, keep = 8 * MIB / page_size;
+	uint64_t before, after;
+	char *vol = vr_map(pages), *nonvol = vr_map(keep);
+	struct vr_census c;
+	size_t i, reported = 0;
+	bool sigbus;
+	int r;
+
+	vr_fill(vol, pages, 4);
+	vr_fill(nonvol, keep, 5);
+	vr_madvise(vol, pages * page_size, MADV_VOLATILE);
+	before = vr_purged_counter();
+	r = vr_reclaim(cg, 1024 * MIB);
+	after = vr_purged_counter();
+	tap_diag("memory.reclaim: %d, pgvolatile_purged +%llu of %zu pages", r,
+		 (unsigned long long)(after - before), pages);
+	tap_result(before != UINT64_MAX && after - before >= pages * 99 / 100,
+		   "memory.reclaim with no swap purges >= 99%% of volatile pages (vmstat)");
+
+	sigbus = vr_sigbus_on_read(vol + (pages / 2) * page_size);
+	tap_result(sigbus, "reading a purged page while volatile raises SIGBUS");
+
+	/* Page by page, NONVOLATILE says which pages were purged. */
+	for (i = 0; i < pages; i++)
+		reported += vr_madvise(vol + i * page_size, page_size,
+				       MADV_NONVOLATILE) == 1;
+	c = vr_check(vol, pages, 4);
+	tap_diag("NONVOLATILE reported %zu purged; %zu zero, %zu intact, %zu corrupt",
+		 reported, c.zero, c.intact, c.corrupt);
+	tap_result(reported >= pages * 99 / 100 && reported == c.zero &&
+		   c.corrupt == 0,
+		   "NONVOLATILE reports 1 for exactly the purged pages (>= 99%%)");
+	tap_result(!vr_sigbus_on_read(vol + (pages / 2) * page_size) &&
+		   vr_page_zero(vol, pages / 2),
+		   "after NONVOLATILE a purged page reads zeros, no SIGBUS");
+	tap_result(vr_check(nonvol, keep, 5).intact == keep,
+		   "nonvolatile memory in the same cgroup is untouched");
+	munmap(vol, pages * page_size);
+	munmap(nonvol, keep * page_size);
+}
+
+/* In a child in cgroup @name limited to @limit, or in the test's cgroup. */
+static int run_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+static int memory_max_child(void *arg)
+{
+	const size_t pages = 32 * MIB / page_size;
+	char sub[CG_PATH_MAX], *vol, *more;
+	struct vr_census c;
+	int r;
+
+	(void)arg;
+	if (cg_create("lab-volatile/max", sub, sizeof(sub)))
+		return 10;
+	if (cg_write_u64(sub, "memory.max", 48 * MIB) || cg_enter(sub))
+		return 11;
+	vol = vr_map(pages);
+	vr_fill(vol, pages, 6);
+	if (vr_madvise(vol, pages * page_size, MADV_VOLATILE))
+		return 12;
+	/* 32 MiB more under a 48 MiB limit: only purging makes room. */
+	more = vr_map(pages);
+	vr_fill(more, pages, 7);
+	r = vr_madvise(vol, pages * page_size, MADV_NONVOLATILE);
+	c = vr_check(vol, pages, 6);
+	if (r != 1 || c.corrupt || c.zero == 0)
+		return 13;
+	return vr_check(more, pages, 7).intact == pages ? 0 : 14;
+}
+
+static void test_memory_max(void)
+{
+	char sub[CG_PATH_MAX];
+	uint64_t ooms = 1;
+	int status;
+
+	status = run_child(memory_max_child, NULL);
+	if (!cg_create("lab-volatile/max", sub, sizeof(sub)))
+		cg_read_key(sub, "memory.events", "oom_kill", &ooms);
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 && ooms == 0,
+		   "memory.max purges volatile pages instead of OOM (status %#x, %llu OOM kills)",
+		   status, (unsigned long long)ooms);
+	rmdir(sub);
+}
+
+/* Allocate (and keep) @mib MiB; the hog for global pressure. */
+static int hog_child(void *arg)
+{
+	size_t mib = *(size_t *)arg, i;
+	char *p;
+
+	p = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 2;
+	for (i = 0; i < mib * MIB; i += page_size)
+		p[i] = 1;
+	return 0;
+}
+
+static long meminfo_kb(const char *field)
+{
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			sscanf(line + strlen(field), ": %ld", &kb);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void test_global_pressure(void)
+{
+	const size_t pages = 64 * MIB / page_size;
+	char *vol = vr_map(pages);
+	uint64_t before, after;
+	struct vr_census c;
+	size_t hog;
+	int status, r;
+
+	vr_fill(vol, pages, 8);
+	vr_madvise(vol, pages * page_size, MADV_VOLATILE);
+	/* Ask for all free memory plus half the volatile range. */
+	hog = meminfo_kb("MemFree") / 1024 + 32;
+	before = vr_purged_counter();
+	status = run_child(hog_child, &hog);
+	after = vr_purged_counter();
+	r = vr_madvise(vol, pages * page_size, MADV_NONVOLATILE);
+	c = vr_check(vol, pages, 8);
+	tap_diag("hog of %zu MiB: status %#x, purged +%llu, %zu zero pages",
+		 hog, status, (unsigned long long)(after - before), c.zero);
+	tap_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
+		   after > before && r == 1 && c.corrupt == 0 && c.zero > 0,
+		   "global memory pressure with no swap purges volatile pages");
+	munmap(vol, pages * page_size);
+}
+
+static void test_fork(void)
+{
+	const size_t pages = 64;
+	char *p = vr_map(pages), *shared = vr_map(pages);
+	int status;
+	pid_t pid;
+
+	vr_fill(p, pages, 9);
+	vr_fill(shared, pages, 10);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	vr_madvise(shared, pages * page_size, MADV_VOLATILE);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = vr_is_volatile(p) &&
+			  vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 0 &&
+			  vr_check(p, pages, 9).intact == pages;
+
+		/* The child's side of shared becomes nonvolatile and must
+		 * survive reclaim, whatever happens to the parent's side. */
+		vr_madvise(shared, pages * page_size, MADV_NONVOLATILE);
+		vr_reclaim(cg, 1024 * MIB);
+		ok = ok && vr_check(shared, pages, 10).intact == pages;
+		_exit(ok ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "fork: the child inherits volatility; a COW page it made nonvolatile survives reclaim");
+	{
+		int r = vr_madvise(shared, pages * page_size, MADV_NONVOLATILE);
+		struct vr_census c = vr_check(shared, pages, 10);
+
+		tap_result(r >= 0 && c.corrupt == 0 &&
+			   (r == 1 ? c.zero > 0 : c.intact == pages),
+			   "fork: the parent's side reports its own purges (%d)", r);
+	}
+	munmap(p, pages * page_size);
+	munmap(shared, pages * page_size);
+}
+
+static void test_thp(void)
+{
+	const size_t size = 4 * MIB, pages = size / page_size;
+	char *raw, *p;
+	long huge;
+	int r;
+
+	raw = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = (char *)(((unsigned long)raw + 2 * MIB - 1) & ~(2 * MIB - 1));
+	madvise(p, size, MADV_HUGEPAGE);
+	vr_fill(p, pages, 11);
+	huge = vr_smaps_kb(p, "AnonHugePages");
+	if (huge <= 0) {
+		tap_skip("no THP backing the range", "THP: huge pages are purged");
+		tap_skip("no THP backing the range", "THP: NONVOLATILE reports it");
+		munmap(raw, size + 2 * MIB);
+		return;
+	}
+	tap_diag("AnonHugePages %ld kB", huge);
+	vr_madvise(p, size, MADV_VOLATILE);
+	vr_reclaim(cg, 1024 * MIB);
+	tap_result(vr_smaps_kb(p, "AnonHugePages") == 0 &&
+		   vr_smaps_kb(p, "Rss") < (long)(size / 1024 / 2),
+		   "THP: huge-page-backed volatile memory is purged");
+	r = vr_madvise(p, size, MADV_NONVOLATILE);
+	tap_result(r == 1 && vr_check(p, pages, 11).corrupt == 0,
+		   "THP: NONVOLATILE reports the purge (%d)", r);
+	munmap(raw, size + 2 * MIB);
+}
+
+static void test_mlock(void)
+{
+	const size_t pages = 64;
+	char *p = vr_map(pages);
+	int r, m;
+
+	vr_fill(p, pages, 12);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	m = mlock(p, pages * page_size);
+	vr_reclaim(cg, 1024 * MIB);
+	munlock(p, pages * page_size);
+	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	tap_result(m == 0 && r == 0 && vr_check(p, pages, 12).intact == pages,
+		   "mlocked volatile pages are never purged");
+	munmap(p, pages * page_size);
+}
+
+/* Purge @pages of a fresh mapping and return it, still volatile. */
+static char *purged_map(size_t pages, unsigned int seed)
+{
+	char *p = vr_map(pages);
+
+	vr_fill(p, pages, seed);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	vr_reclaim(cg, 1024 * MIB);
+	return p;
+}
+
+static void test_purged_entries(void)
+{
+	const size_t pages = 16;
+	char *p, *moved;
+	uint64_t pm;
+	int fd, r;
+
+	p = purged_map(pages, 13);
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	r = pread(fd, &pm, sizeof(pm),
+		  (unsigned long)p / page_size * sizeof(pm)) == sizeof(pm);
+	close(fd);
+	/* bit 63: present, bit 62: swapped */
+	tap_result(r && !(pm >> 62), "pagemap shows a purged page as neither present nor swapped (%#llx)",
+		   (unsigned long long)pm);
+
+	r = mprotect(p, pages * page_size, PROT_READ);
+	tap_result(!r && vr_sigbus_on_read(p) &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
+		   "mprotect keeps purged entries");
+	munmap(p, pages * page_size);
+
+	p = purged_map(pages, 14);
+	moved = vr_map(pages);
+	moved = mremap(p, pages * page_size, pages * page_size,
+		       MREMAP_MAYMOVE | MREMAP_FIXED, moved);
+	r = moved == MAP_FAILED ? -1 :
+	    vr_madvise(moved, pages * page_size, MADV_NONVOLATILE);
+	tap_result(r == 1 && vr_page_zero(moved, 0),
+		   "mremap moves purged entries with the range (%d)", r);
+	munmap(moved, pages * page_size);
+
+	p = purged_map(pages, 15);
+	r = madvise(p, pages * page_size, MADV_DONTNEED);
+	tap_result(!r && !vr_sigbus_on_read(p) && vr_page_zero(p, 0) &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 0,
+		   "MADV_DONTNEED drops purged entries");
+	tap_result(!munmap(p, pages * page_size), "munmap of purged entries");
+}
+
+/*
+ * Randomized: ranges of 1-16 pages, a random share purged by a random
+ * memory.reclaim, random pages read while volatile; NONVOLATILE must
+ * return 1 exactly when a page of the range reads zero afterwards (the
+ * pattern is never zero), and no page may hold anything else.
+ */
+static void test_random(void)
+{
+	unsigned int seed = 20261203, trial;
+	unsigned long false_purged = 0, false_kept = 0, corrupt = 0;
+	unsigned long purged_trials = 0;
+
+	srand(seed);
+	for (trial = 0; trial < RANDOM_TRIALS; trial++) {
+		size_t pages = 1 + rand() % 16, i;
+		char *p = vr_map(pages);
+		struct vr_census c;
+		int r;
+
+		vr_fill(p, pages, trial);
+		vr_madvise(p, pages * page_size, MADV_VOLATILE);
+		if (rand() % 2)
+			vr_reclaim(cg, (1 + rand() % 64) * page_size);
+		for (i = 0; i < pages; i++)
+			if (rand() % 4 == 0)
+				vr_sigbus_on_read(p + i * page_size);
+		r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+		c = vr_check(p, pages, trial);
+		corrupt += c.corrupt;
+		if (r == 1 && c.zero == 0)
+			false_purged++;
+		if (r == 0 && c.zero > 0)
+			false_kept++;
+		purged_trials += r == 1;
+		munmap(p, pages * page_size);
+	}
+	tap_diag("%u trials (seed %u): %lu purged, %lu false purged, %lu false not purged, %lu corrupt pages",
+		 RANDOM_TRIALS, seed, purged_trials, false_purged, false_kept,
+		 corrupt);
+	tap_result(false_purged == 0 && false_kept == 0 && corrupt == 0 &&
+		   purged_trials > 0,
+		   "%u random trials: NONVOLATILE returns 1 exactly when a page was purged",
+		   RANDOM_TRIALS);
+}
+
+int main(void)
+{
+	vr_init();
+	tap_plan(44);
+	/* No internal processes: the controllers go on the parent. */
+	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
+	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create("lab-volatile/main", cg, sizeof(cg)) || cg_enter(cg))
+		tap_bail("cannot enter cgroup lab-volatile/main: %s",
+			 strerror(errno));
+	test_errors();
+	test_bad_vmas();
+	test_other_interfaces();
+	test_no_pressure();
+	test_split_merge();
+	test_reclaim_purge();
+	test_memory_max();
+	test_global_pressure();
+	test_fork();
+	test_thp();
+	test_mlock();
+	test_purged_entries();
+	test_random();
+	return tap_finish();
+}

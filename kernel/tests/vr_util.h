@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the volatile range tests: mappings, patterns, /proc/self/maps
+ * and smaps snapshots, SIGBUS probing and reclaim.
+ */
+#ifndef VR_UTIL_H
+#define VR_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/mman.h>
+
+extern size_t page_size;
+
+void vr_init(void);
+/* mmap private anonymous memory of @pages pages, or exit. */
+char *vr_map(size_t pages);
+/* Fill page @i of @p with a pattern that is never zero, derived from @seed. */
+void vr_fill(char *p, size_t pages, unsigned int seed);
+/* How many pages hold their pattern, read zero, or hold anything else. */
+struct vr_census {
+	size_t intact, zero, corrupt;
+};
+struct vr_census vr_check(const char *p, size_t pages, unsigned int seed);
+bool vr_page_intact(const char *p, size_t i, unsigned int seed);
+bool vr_page_zero(const char *p, size_t i);
+
+/* madvise() returning -errno on failure. */
+int vr_madvise(void *addr, size_t len, int advice);
+
+/* The lines of /proc/self/maps that overlap [@addr, @addr + @len). */
+int vr_maps(void *addr, size_t len, char *buf, size_t size);
+/* How many VMAs overlap the range. */
+int vr_vma_count(void *addr, size_t len);
+/* The VmFlags line of the VMA containing @addr, or "" when none. */
+int vr_vmflags(void *addr, char *buf, size_t size);
+bool vr_is_volatile(void *addr);
+/* smaps field (in kB) of the VMA containing @addr, or -1. */
+long vr_smaps_kb(void *addr, const char *field);
+
+/* Read one byte of @addr; true when that raised SIGBUS. */
+bool vr_sigbus_on_read(const volatile char *addr);
+
+/* Ask the current cgroup's memory.reclaim for @bytes; -errno on failure. */
+int vr_reclaim(const char *cgroup, uint64_t bytes);
+uint64_t vr_purged_counter(void);
+
+#endif /* VR_UTIL_H */
