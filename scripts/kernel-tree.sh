@@ -87,6 +87,37 @@ check_tree_safe()
 	fi
 }
 
+# Re-applying a series rewrites every file it touches, which would make
+# kbuild rebuild everything that includes, say, mm.h for a one-line change
+# elsewhere.  Remember the files the applied series changed, and afterwards
+# give back their old times to those whose contents came out the same.
+mtimes=$LAB_BUILD/src/.mtimes
+save_mtimes()
+{
+	local f
+
+	old_head=$(git_tree rev-parse HEAD)
+	: > "$mtimes"
+	git_tree diff --name-only lab-baseline HEAD | while read -r f; do
+		[ -f "$src/$f" ] &&
+			printf '%s\t%s\n' "$(stat -c %y "$src/$f")" "$f"
+	done >> "$mtimes"
+}
+
+restore_mtimes()
+{
+	local when f
+
+	while IFS="$(printf '\t')" read -r when f; do
+		if [ -f "$src/$f" ] &&
+		   [ "$(git_tree rev-parse -q --verify "$old_head:$f")" = \
+		     "$(git_tree rev-parse -q --verify "HEAD:$f")" ]; then
+			touch -d "$when" "$src/$f"
+		fi
+	done < "$mtimes"
+	rm -f "$mtimes"
+}
+
 apply_series()
 {
 	local id p head
@@ -98,6 +129,7 @@ apply_series()
 		return 0
 	fi
 	check_tree_safe
+	save_mtimes
 	rm -f "$applied_stamp"
 	git_tree checkout -q -B lab lab-baseline
 	while read -r p; do
@@ -110,6 +142,7 @@ apply_series()
 		fi
 	done < "$patches/series"
 	head=$(git_tree rev-parse HEAD)
+	restore_mtimes
 	echo "$id $head" > "$applied_stamp"
 	log "series $id applied"
 }

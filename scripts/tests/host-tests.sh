@@ -192,6 +192,13 @@ ok "$([ "$(g rev-parse HEAD)" = "$(g rev-parse lab-baseline)" ] &&
 cp "$tmp/good.patch" "$tmp/patches/0001-mm-rename-b.patch"
 expect 0 'applying' "kernel-tree: a re-run recovers once the patch is fixed" -- \
 	"$kt" prepare
+before=$(stat -c %y "$tree/mm/a.c")
+sleep 0.05
+echo "# a changed series, same patch" >> "$tmp/patches/series"
+expect 0 'applying' "kernel-tree: a changed series is applied again" -- \
+	"$kt" prepare
+ok "$([ "$(stat -c %y "$tree/mm/a.c")" = "$before" ]; echo $?)" \
+	"kernel-tree: a file the new series leaves as it was keeps its time"
 echo "int e;" >> "$tree/mm/a.c"
 echo "# changed again" >> "$tmp/patches/series"
 expect 1 'uncommitted changes' "kernel-tree: refuses to drop uncommitted changes" -- \
