@@ -31,8 +31,11 @@ fragments="$LAB_TOP/kernel/config/base.config $LAB_TOP/kernel/config/$arch.confi
 [ "$debug" = 1 ] && fragments="$fragments $LAB_TOP/kernel/config/debug.config"
 
 cross=$(cross_prefix "$arch")
+# ccache rewrites absolute paths below LAB_BUILD as relative ones, so two
+# checkouts (a CI clone and a work tree) share cache entries.
 kmake()
 {
+	CCACHE_BASEDIR=$LAB_BUILD \
 	make -C "$src" O="$out" ARCH="$arch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" HOSTCC="ccache gcc" \
 		LOCALVERSION="-vl$id" KBUILD_BUILD_USER=lab \
