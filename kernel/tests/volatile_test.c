@@ -6,7 +6,7 @@
  * the range in /proc/self/maps, VmFlags in smaps, the data).  The purge
  * cases run with no swap: by memory.reclaim, by memory.max and by global
  * memory pressure.  The test runs in the cgroup lab-volatile/main; the
- * memory.max case uses lab-volatile/max.
+ * memory.max and memory.high cases use lab-volatile/limit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -317,23 +317,25 @@ static int run_child(int (*fn)(void *), void *arg)
 	return status;
 }
 
-static int memory_max_child(void *arg)
+/* @arg names the limit: "memory.max" or "memory.high". */
+static int memory_limit_child(void *arg)
 {
 	const size_t pages = 32 * MIB / page_size;
 	char sub[CG_PATH_MAX], *vol, *more;
 	struct vr_census c;
 	int r;
 
-	(void)arg;
-	if (cg_create("lab-volatile/max", sub, sizeof(sub)))
+	if (cg_create("lab-volatile/limit", sub, sizeof(sub)))
 		return 10;
-	if (cg_write_u64(sub, "memory.max", 48 * MIB) || cg_enter(sub))
+	if (cg_write_u64(sub, arg, 48 * MIB) || cg_enter(sub))
 		return 11;
 	vol = vr_map(pages);
 	vr_fill(vol, pages, 6);
 	if (vr_madvise(vol, pages * page_size, MADV_VOLATILE))
 		return 12;
-	/* 32 MiB more under a 48 MiB limit: only purging makes room. */
+	/* 32 MiB more under a 48 MiB limit: only purging makes room
+	 * (memory.max), or spares the process a throttling (memory.high).
+	 */
 	more = vr_map(pages);
 	vr_fill(more, pages, 7);
 	r = vr_madvise(vol, pages * page_size, MADV_NONVOLATILE);
@@ -343,18 +345,18 @@ static int memory_max_child(void *arg)
 	return vr_check(more, pages, 7).intact == pages ? 0 : 14;
 }
 
-static void test_memory_max(void)
+static void test_memory_limit(const char *limit)
 {
 	char sub[CG_PATH_MAX];
 	uint64_t ooms = 1;
 	int status;
 
-	status = run_child(memory_max_child, NULL);
-	if (!cg_create("lab-volatile/max", sub, sizeof(sub)))
+	status = run_child(memory_limit_child, (void *)limit);
+	if (!cg_create("lab-volatile/limit", sub, sizeof(sub)))
 		cg_read_key(sub, "memory.events", "oom_kill", &ooms);
 	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 && ooms == 0,
-		   "memory.max purges volatile pages instead of OOM (status %#x, %llu OOM kills)",
-		   status, (unsigned long long)ooms);
+		   "%s purges volatile pages instead of OOM (status %#x, %llu OOM kills)",
+		   limit, status, (unsigned long long)ooms);
 	rmdir(sub);
 }
 
@@ -608,7 +610,7 @@ static void test_random(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(44);
+	tap_plan(45);
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
@@ -621,7 +623,8 @@ int main(void)
 	test_no_pressure();
 	test_split_merge();
 	test_reclaim_purge();
-	test_memory_max();
+	test_memory_limit("memory.max");
+	test_memory_limit("memory.high");
 	test_global_pressure();
 	test_fork();
 	test_thp();
