@@ -40,10 +40,10 @@ foreign_busybox()
 		apt-get update -q >&2
 	fi
 	rm -f "$dl"/busybox-static_*_"$debarch".deb
-	if ! (cd "$dl" && apt-get download -q "busybox-static:$debarch" >&2); then
+	if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "busybox-static:$debarch" >&2); then
 		[ "$(id -u)" = 0 ] || die "cannot download busybox-static:$debarch"
 		apt-get update -q >&2
-		(cd "$dl" && apt-get download -q "busybox-static:$debarch" >&2) ||
+		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "busybox-static:$debarch" >&2) ||
 			die "cannot download busybox-static:$debarch"
 	fi
 	deb=$(ls "$dl"/busybox-static_*_"$debarch".deb)
