@@ -49,7 +49,7 @@ help:
 	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (not yet implemented)'
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
-	@echo '  make shell          interactive guest shell (reboot or Ctrl-a x quits)'
+	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
 	@echo '  make headers        install the patched uapi headers, print where'
 	@echo '  make kernel         build the kernel (DEBUG=1: the debug variant)'
 	@echo '  make kernel-tree    extract linux-source-6.1 and apply kernel/patches'
