@@ -259,7 +259,7 @@ static void test_split_merge(void)
 	munmap(p, 2000 * page_size);
 }
 
-/* Purge by memory.reclaim; returns the mapping for the later tests. */
+/* Purge by memory.reclaim, then check what NONVOLATILE reports. */
 static void test_reclaim_purge(void)
 {
 	const size_t pages = 32 * MIB / page_size, keep = 8 * MIB / page_size;
@@ -303,7 +303,7 @@ static void test_reclaim_purge(void)
 	munmap(nonvol, keep * page_size);
 }
 
-/* In a child in cgroup @name limited to @limit, or in the test's cgroup. */
+/* Run @fn(@arg) in a forked child; return its wait status. */
 static int run_child(int (*fn)(void *), void *arg)
 {
 	int status;
