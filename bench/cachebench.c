@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark family 3: cache hit rate under a cgroup memory limit.
+ *
+ * An image cache: K objects of S KiB, each in a region of its own
+ * (--layout regions, the Chromium pattern) or all in one arena region
+ * (--layout arena).  A Zipf-distributed trace with a fixed seed picks
+ * the object of each operation; the object is pinned while used and
+ * unpinned after.  A hit is verified byte for byte (a wrong byte is a
+ * correctness failure, counted, never a statistic); a miss (first use,
+ * or a pin that reports a purge) regenerates the object's content.
+ * Backend "lru" is the reference: ordinary memory and a userspace LRU
+ * whose budget is set by hand to the limit minus the program's own
+ * footprint.  The cache runs in a child process in cgroup
+ * lab-bench/cache with memory.max = L MiB (0: no limit), alone or with a
+ * competitor process whose demand rises and falls (--competitor).
+ *
+ *   cachebench_<lib> --backend B|lru --layout regions|arena --objects K
+ *        --object-kib S --limit-mib L --ops N [--seed X] [--competitor]
+ *        [--rep R] [--csv FILE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bench.h"
+#include "cgroup.h"
+
+/* The cache process's own memory, left out of the lru budget. */
+#define FOOTPRINT (4 * MIB)
+#define ZIPF_S 0.9
+
+static const char *prog = "cachebench";
+
+struct params {
+	bool lru, arena, competitor;
+	enum backend backend;
+	long objects, ops, limit_mib;
+	size_t object_size;
+	uint64_t seed;
+};
+
+/* Shared with the parent, so that it survives an OOM kill. */
+struct counters {
+	long ops, hits, misses, purges, verify_failures;
+	uint64_t elapsed_ns;
+	volatile int stop;	/* tells the competitor to finish */
+};
+
+static void usage(void)
+{
+	usage_error(prog, "usage: %s --backend B|lru --layout regions|arena --objects K --object-kib S --limit-mib L --ops N [--seed X] [--competitor] [--rep R] [--csv FILE]\n  backends: %s, lru",
+		    prog, BACKEND_NAMES);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* Cumulative Zipf(ZIPF_S) probabilities of ranks 1..n. */
+static double *zipf_cdf(long n)
+{
+	double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
+	long i;
+
+	if (!cdf)
+		die("%s: out of memory", prog);
+	for (i = 0; i < n; i++)
+		sum += 1 / pow(i + 1, ZIPF_S);
+	for (i = 0; i < n; i++)
+		cdf[i] = (i ? cdf[i - 1] : 0) + 1 / pow(i + 1, ZIPF_S) / sum;
+	return cdf;
+}
+
+static long zipf_pick(const double *cdf, long n, uint64_t *rng)
+{
+	double u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+	long lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		long mid = (lo + hi) / 2;
+
+		if (cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The userspace LRU reference: objects in malloc'd memory, the least
+ * recently used freed when the budget is exceeded.
+ */
+struct lru {
+	char **data;
+	long *prev, *next, head, tail, count, budget;
+};
+
+static void lru_unlink(struct lru *l, long i)
+{
+	if (l->prev[i] >= 0)
+		l->next[l->prev[i]] = l->next[i];
+	else
+		l->head = l->next[i];
+	if (l->next[i] >= 0)
+		l->prev[l->next[i]] = l->prev[i];
+	else
+		l->tail = l->prev[i];
+}
+
+static void lru_push(struct lru *l, long i)
+{
+	l->prev[i] = l->tail;
+	l->next[i] = -1;
+	if (l->tail >= 0)
+		l->next[l->tail] = i;
+	else
+		l->head = i;
+	l->tail = i;
+}
+
+static void run_cache(const struct params *p, struct counters *c)
+{
+	double *cdf = zipf_cdf(p->objects);
+	struct region *regions = calloc(p->objects, sizeof(*regions));
+	bool *present = calloc(p->objects, sizeof(*present));
+	struct lru l = { .head = -1, .tail = -1 };
+	struct region arena;
+	uint64_t rng = p->seed * 2 + 1, t0;
+	long op;
+
+	if (!cdf || !regions || !present)
+		die("%s: out of memory", prog);
+	if (p->lru) {
+		l.data = calloc(p->objects, sizeof(*l.data));
+		l.prev = calloc(p->objects, sizeof(*l.prev));
+		l.next = calloc(p->objects, sizeof(*l.next));
+		if (!l.data || !l.prev || !l.next)
+			die("%s: out of memory", prog);
+		l.budget = p->limit_mib ?
+			((long)(p->limit_mib * MIB) - (long)FOOTPRINT) /
+				(long)p->object_size : p->objects;
+		if (l.budget < 1)
+			l.budget = 1;
+	} else if (p->arena &&
+		   region_create(&arena, p->backend,
+				 p->objects * p->object_size)) {
+		die("%s: cannot create the arena: %m", prog);
+	}
+
+	t0 = now_ns();
+	for (op = 0; op < p->ops; op++) {
+		long i = zipf_pick(cdf, p->objects, &rng);
+		size_t off = p->arena ? i * p->object_size : 0;
+		struct region *r = p->arena ? &arena : &regions[i];
+		char *obj;
+		bool hit = false;
+
+		if (p->lru) {
+			if (l.data[i]) {
+				lru_unlink(&l, i);
+				hit = true;
+			} else {
+				if (l.count == l.budget) {
+					long old = l.head;
+
+					lru_unlink(&l, old);
+					free(l.data[old]);
+					l.data[old] = NULL;
+					l.count--;
+				}
+				l.data[i] = malloc(p->object_size);
+				if (!l.data[i])
+					die("%s: out of memory", prog);
+				l.count++;
+			}
+			lru_push(&l, i);
+			obj = l.data[i];
+		} else {
+			if (!present[i] && !p->arena &&
+			    region_create(r, p->backend, p->object_size))
+				die("%s: cannot create object %ld: %m", prog,
+				    i);
+			if (present[i]) {
+				int ret = region_pin(r, off, p->object_size);
+
+				if (ret < 0)
+					die("%s: pin: %m", prog);
+				hit = ret == 0;
+				c->purges += ret;
+			}
+			present[i] = true;
+			obj = r->map + off;
+		}
+
+		if (hit) {
+			c->hits++;
+			if (content_mismatches(obj, p->object_size, i))
+				c->verify_failures++;
+		} else {
+			c->misses++;
+			content_fill(obj, p->object_size, i);
+		}
+		if (!p->lru && region_unpin(r, off, p->object_size))
+			die("%s: unpin: %m", prog);
+		c->ops = op + 1;
+		c->elapsed_ns = now_ns() - t0;
+	}
+}
+
+/* Demand that rises to a quarter of the limit and falls, until stopped. */
+static void competitor(long limit_mib, struct counters *c)
+{
+	long peak = (limit_mib ? limit_mib : 64) / 4, n = 0, dir = 1;
+	char **chunks = calloc(peak + 1, sizeof(*chunks));
+	struct timespec pause = { 0, 2000000 };
+	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
+
+	if (adj) {
+		fputs("1000\n", adj);
+		fclose(adj);
+	}
+	while (chunks && !c->stop) {
+		if (dir > 0) {
+			chunks[n] = malloc(MIB);
+			if (chunks[n])
+				memset(chunks[n], 1, MIB);
+			if (++n == peak)
+				dir = -1;
+		} else {
+			free(chunks[--n]);
+			if (n == 0)
+				dir = 1;
+		}
+		nanosleep(&pause, NULL);
+	}
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "objects", required_argument, NULL, 'k' },
+		{ "object-kib", required_argument, NULL, 's' },
+		{ "limit-mib", required_argument, NULL, 'm' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'x' },
+		{ "competitor", no_argument, NULL, 'C' },
+		{ "rep", required_argument, NULL, 'r' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *backend = NULL, *layout = NULL, *csv_path = NULL;
+	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[48];
+	struct params p = { .seed = 20261203, .limit_mib = -1 };
+	uint64_t ooms0 = 0, ooms = 0;
+	pid_t cache, rival = -1;
+	struct counters *c;
+	long rep = 1, kib = 0;
+	int opt, status;
+	struct csv csv;
+
+	prog = argv[0];
+	bench_init();
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			backend = optarg;
+			break;
+		case 'l':
+			layout = optarg;
+			break;
+		case 'k':
+			p.objects = parse_long("--objects", optarg, 1, 65536);
+			break;
+		case 's':
+			kib = parse_long("--object-kib", optarg, 4, 65536);
+			break;
+		case 'm':
+			p.limit_mib = parse_long("--limit-mib", optarg, 0,
+						 65536);
+			break;
+		case 'n':
+			p.ops = parse_long("--ops", optarg, 1, 100000000);
+			break;
+		case 'x':
+			p.seed = parse_long("--seed", optarg, 0, 1L << 40);
+			break;
+		case 'C':
+			p.competitor = true;
+			break;
+		case 'r':
+			rep = parse_long("--rep", optarg, 1, 1000);
+			break;
+		case 'c':
+			csv_path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !backend || !layout || !p.objects || !kib ||
+	    p.limit_mib < 0 || !p.ops)
+		usage();
+	if (strcmp(layout, "regions") && strcmp(layout, "arena"))
+		usage_error(prog, "unknown --layout '%s' (regions or arena)",
+			    layout);
+	p.arena = !strcmp(layout, "arena");
+	p.object_size = kib * 1024;
+	if (p.object_size % page_size)
+		usage_error(prog, "--object-kib must be a multiple of the page size");
+	p.lru = !strcmp(backend, "lru");
+	if (!p.lru)
+		p.backend = backend_parse(prog, backend);
+
+	c = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		die("%s: mmap: %m", prog);
+	memset(c, 0, sizeof(*c));
+	if (cg_create("lab-bench", parent, sizeof(parent)) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create("lab-bench/cache", cg, sizeof(cg)))
+		die("%s: cannot set up cgroup lab-bench/cache: %m", prog);
+	if (p.limit_mib ? cg_write_u64(cg, "memory.max", p.limit_mib * MIB) :
+			  cg_write(cg, "memory.max", "max"))
+		die("%s: cannot set memory.max: %m", prog);
+	cg_read_key(cg, "memory.events", "oom_kill", &ooms0);
+
+	if (p.competitor) {
+		rival = fork();
+		if (rival == 0) {
+			if (cg_enter(cg))
+				_exit(10);
+			competitor(p.limit_mib, c);
+		}
+	}
+	cache = fork();
+	if (cache == 0) {
+		if (cg_enter(cg))
+			_exit(10);
+		run_cache(&p, c);
+		_exit(0);
+	}
+	waitpid(cache, &status, 0);
+	c->stop = 1;
+	if (rival > 0)
+		waitpid(rival, NULL, 0);
+	cg_read_key(cg, "memory.events", "oom_kill", &ooms);
+
+	snprintf(bench, sizeof(bench), "cache_%s%s", layout,
+		 p.competitor ? "_competitor" : "");
+	snprintf(param, sizeof(param), "limit_mib=%ld", p.limit_mib);
+	if (csv_open(&csv, csv_path, backend, bench, rep))
+		die("%s: cannot open %s: %m", prog, csv_path);
+	csv_row(&csv, param, "hit_rate", "ratio",
+		c->ops ? (double)c->hits / c->ops : 0);
+	csv_row(&csv, param, "hits", "count", c->hits);
+	csv_row(&csv, param, "misses", "count", c->misses);
+	csv_row(&csv, param, "purges", "count", c->purges);
+	csv_row(&csv, param, "verify_failures", "count", c->verify_failures);
+	csv_row(&csv, param, "oom_kills", "count", ooms - ooms0);
+	csv_row(&csv, param, "ops_done", "count", c->ops);
+	csv_row(&csv, param, "ops_per_s", "ops/s",
+		c->elapsed_ns ? c->ops / (c->elapsed_ns / 1e9) : 0);
+	csv_row(&csv, param, "cache_exit", "status",
+		WIFEXITED(status) ? WEXITSTATUS(status) :
+				    128 + WTERMSIG(status));
+	return csv_close(&csv) ? 1 : 0;
+}

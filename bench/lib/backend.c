@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The backends of the comparison; see backend.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cutils/ashmem.h>
+
+#include "backend.h"
+#include "bench.h"
+
+static const char *const names[] = {
+	[BACKEND_ASHMEM] = "ashmem",
+	[BACKEND_VOLATILE] = "volatile",
+	[BACKEND_MADVFREE] = "madvfree",
+	[BACKEND_PINNED] = "pinned",
+	[BACKEND_DONTNEED] = "dontneed",
+};
+
+const char *backend_name(enum backend b)
+{
+	return names[b];
+}
+
+enum backend backend_parse(const char *prog, const char *name)
+{
+	size_t b;
+
+	for (b = 0; b < sizeof(names) / sizeof(names[0]); b++) {
+		if (strcmp(name, names[b]))
+			continue;
+		if ((b == BACKEND_ASHMEM || b == BACKEND_VOLATILE) &&
+		    strcmp(name, ashmem_backend()))
+			usage_error(prog, "backend %s needs the binary linked with its library (this one has %s)",
+				    name, ashmem_backend());
+		return b;
+	}
+	usage_error(prog, "unknown backend '%s' (one of: %s)", name,
+		    BACKEND_NAMES);
+}
+
+static bool uses_cutils(const struct region *r)
+{
+	return r->backend == BACKEND_ASHMEM || r->backend == BACKEND_VOLATILE;
+}
+
+int region_create(struct region *r, enum backend b, size_t len)
+{
+	r->backend = b;
+	r->fd = -1;
+	r->len = (len + page_size - 1) & ~(page_size - 1);
+	if (uses_cutils(r)) {
+		r->fd = ashmem_create_region("lab-bench", r->len);
+		if (r->fd < 0)
+			return -1;
+		r->map = ashmem_map_region(r->fd, PROT_READ | PROT_WRITE);
+		if (r->map == MAP_FAILED) {
+			int saved = errno;
+
+			close(r->fd);
+			errno = saved;
+			return -1;
+		}
+		return 0;
+	}
+	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return r->map == MAP_FAILED ? -1 : 0;
+}
+
+int region_unpin(struct region *r, size_t off, size_t len)
+{
+	switch (r->backend) {
+	case BACKEND_ASHMEM:
+	case BACKEND_VOLATILE:
+		return ashmem_unpin_region(r->fd, off, len);
+	case BACKEND_MADVFREE:
+		return madvise(r->map + off, len, MADV_FREE);
+	case BACKEND_DONTNEED:
+		return madvise(r->map + off, len, MADV_DONTNEED);
+	case BACKEND_PINNED:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * MADV_FREE's pin: the kernel discards only clean pages, and a discarded
+ * page reads zeros.  A compare-and-swap of each page's first word with
+ * itself checks that the page is still there and, in the same store,
+ * dirties it so that it stays; checking and then writing would let a
+ * discard slip in between and turn the page into a zero page with one
+ * stale word.
+ */
+static int madvfree_pin(struct region *r, size_t off, size_t len)
+{
+	int purged = 0;
+	size_t o;
+
+	for (o = off; o < off + len; o += page_size) {
+		uint64_t *word = (uint64_t *)(r->map + o);
+		uint64_t seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+
+		if (!seen ||
+		    !__atomic_compare_exchange_n(word, &seen, seen, false,
+						 __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			purged = 1;
+	}
+	return purged;
+}
+
+int region_pin(struct region *r, size_t off, size_t len)
+{
+	switch (r->backend) {
+	case BACKEND_ASHMEM:
+	case BACKEND_VOLATILE:
+		return ashmem_pin_region(r->fd, off, len);
+	case BACKEND_MADVFREE:
+		return madvfree_pin(r, off, len);
+	case BACKEND_DONTNEED:
+		return 1;
+	case BACKEND_PINNED:
+		break;
+	}
+	return 0;
+}
+
+void region_destroy(struct region *r)
+{
+	if (uses_cutils(r)) {
+		ashmem_unmap_region(r->map, r->len);
+		close(r->fd);
+	} else {
+		munmap(r->map, r->len);
+	}
+	r->map = NULL;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The backends of the comparison, behind one interface (benchmarks.md):
+ *   ashmem    ashmem_unpin_region / ashmem_pin_region on /dev/ashmem
+ *   volatile  the same calls through ashmem-compat (MADV_VOLATILE)
+ *   madvfree  MADV_FREE on unpin; on pin, a per-page canary
+ *   pinned    nothing is ever released
+ *   dontneed  MADV_DONTNEED on unpin: always purged
+ * ashmem and volatile are the two libraries of <cutils/ashmem.h>, so a
+ * program is linked once per library (<prog>_ashmem, <prog>_volatile)
+ * and each binary offers its own plus the three others.
+ */
+#ifndef LAB_BACKEND_H
+#define LAB_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum backend {
+	BACKEND_ASHMEM,
+	BACKEND_VOLATILE,
+	BACKEND_MADVFREE,
+	BACKEND_PINNED,
+	BACKEND_DONTNEED,
+};
+
+#define BACKEND_NAMES "ashmem, volatile, madvfree, pinned, dontneed"
+
+struct region {
+	enum backend backend;
+	int fd;			/* ashmem and volatile */
+	char *map;
+	size_t len;
+};
+
+/*
+ * The backend called @name, or exit 2 with a message when it is unknown
+ * or needs the other library of <cutils/ashmem.h> than this binary's.
+ */
+enum backend backend_parse(const char *prog, const char *name);
+const char *backend_name(enum backend b);
+
+/* A mapped, pinned, zero-filled region of @len bytes; -1 and errno. */
+int region_create(struct region *r, enum backend b, size_t len);
+/* Bytes [@off, @off + @len) of the region; page aligned. */
+int region_unpin(struct region *r, size_t off, size_t len);
+/*
+ * 0 when the range kept its contents, 1 when some of it was purged,
+ * -1 and errno on failure.  For madvfree the contents must have a
+ * non-zero first word in every page (content_fill() does).
+ */
+int region_pin(struct region *r, size_t off, size_t len);
+void region_destroy(struct region *r);
+
+#endif /* LAB_BACKEND_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark family 1: the cost of unpin and pin.
+ *
+ *   pinbench_<lib> --backend B --size BYTES [--iters N] [--rep R] [--csv F]
+ *	one unpin + pin pair of a whole region of BYTES, N times;
+ *   pinbench_<lib> --backend B --fragments K [--iters N] ...
+ *	K disjoint one-page sub-ranges of a 64 MiB region unpinned one by
+ *	one, then pinned one by one (the fragmentation a cache arena makes;
+ *	VMA splitting is the known cost of volatile ranges).
+ *
+ * Rows: unpin_ns, pin_ns and pair_ns at p50 and p99 (per call), and for
+ * fragments the VMAs of the process while the fragments are unpinned.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "bench.h"
+
+#define FRAG_REGION (64 * MIB)
+
+static const char *prog = "pinbench";
+
+static void usage(void)
+{
+	usage_error(prog, "usage: %s --backend B (--size BYTES | --fragments K) [--iters N] [--rep R] [--csv FILE]\n  backends: %s",
+		    prog, BACKEND_NAMES);
+}
+
+static long vma_count(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	long n = 0;
+	int c;
+
+	while (f && (c = fgetc(f)) != EOF)
+		n += c == '\n';
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void report(struct csv *csv, const char *param, const char *what,
+		   struct samples *s)
+{
+	char metric[64];
+
+	snprintf(metric, sizeof(metric), "%s_ns_p50", what);
+	csv_row(csv, param, metric, "ns", samples_pct(s, 50));
+	snprintf(metric, sizeof(metric), "%s_ns_p99", what);
+	csv_row(csv, param, metric, "ns", samples_pct(s, 99));
+}
+
+static void check(int ret, const char *call)
+{
+	if (ret < 0)
+		die("%s: %s failed: %m", prog, call);
+}
+
+static void bench_size(struct csv *csv, enum backend b, size_t size,
+		       long iters)
+{
+	struct samples unpin = { 0 }, pin = { 0 }, pair = { 0 };
+	struct region r;
+	char param[64];
+	long i;
+
+	if (region_create(&r, b, size))
+		die("%s: cannot create a %zu-byte region: %m", prog, size);
+	content_fill(r.map, r.len, 1);
+	for (i = 0; i < iters; i++) {
+		uint64_t t0, t1, t2;
+		int purged;
+
+		t0 = now_ns();
+		check(region_unpin(&r, 0, r.len), "unpin");
+		t1 = now_ns();
+		purged = region_pin(&r, 0, r.len);
+		t2 = now_ns();
+		check(purged, "pin");
+		if (purged)
+			content_fill(r.map, r.len, 1);
+		samples_add(&unpin, t1 - t0);
+		samples_add(&pin, t2 - t1);
+		samples_add(&pair, t2 - t0);
+	}
+	snprintf(param, sizeof(param), "size_kib=%zu", size / 1024);
+	report(csv, param, "unpin", &unpin);
+	report(csv, param, "pin", &pin);
+	report(csv, param, "pair", &pair);
+	region_destroy(&r);
+	samples_free(&unpin);
+	samples_free(&pin);
+	samples_free(&pair);
+}
+
+static void bench_fragments(struct csv *csv, enum backend b, long k,
+			    long iters)
+{
+	struct samples unpin = { 0 }, pin = { 0 };
+	size_t stride = FRAG_REGION / k;
+	long i, j, vmas = 0;
+	struct region r;
+	char param[64];
+
+	if (region_create(&r, b, FRAG_REGION))
+		die("%s: cannot create a 64 MiB region: %m", prog);
+	content_fill(r.map, r.len, 2);
+	for (i = 0; i < iters; i++) {
+		int purged = 0;
+
+		for (j = 0; j < k; j++) {
+			uint64_t t0 = now_ns();
+
+			check(region_unpin(&r, j * stride, page_size),
+			      "unpin");
+			samples_add(&unpin, now_ns() - t0);
+		}
+		vmas = vma_count();
+		for (j = 0; j < k; j++) {
+			uint64_t t0 = now_ns();
+			int ret = region_pin(&r, j * stride, page_size);
+
+			samples_add(&pin, now_ns() - t0);
+			check(ret, "pin");
+			purged |= ret;
+		}
+		if (purged)
+			content_fill(r.map, r.len, 2);
+	}
+	snprintf(param, sizeof(param), "fragments=%ld", k);
+	report(csv, param, "unpin", &unpin);
+	report(csv, param, "pin", &pin);
+	csv_row(csv, param, "vmas_unpinned", "count", vmas);
+	region_destroy(&r);
+	samples_free(&unpin);
+	samples_free(&pin);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "size", required_argument, NULL, 's' },
+		{ "fragments", required_argument, NULL, 'k' },
+		{ "iters", required_argument, NULL, 'n' },
+		{ "rep", required_argument, NULL, 'r' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *backend = NULL, *csv_path = NULL;
+	long iters = 100, rep = 1, k = 0;
+	uint64_t size = 0;
+	struct csv csv;
+	enum backend b;
+	int opt;
+
+	prog = argv[0];
+	bench_init();
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			backend = optarg;
+			break;
+		case 's':
+			size = parse_size("--size", optarg);
+			break;
+		case 'k':
+			k = parse_long("--fragments", optarg, 1,
+				       FRAG_REGION / 4096 / 2);
+			break;
+		case 'n':
+			iters = parse_long("--iters", optarg, 1, 1000000);
+			break;
+		case 'r':
+			rep = parse_long("--rep", optarg, 1, 1000);
+			break;
+		case 'c':
+			csv_path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !backend || !size == !k)
+		usage();
+	if (size && (size % page_size || size > 1024 * MIB))
+		usage_error(prog, "--size must be a multiple of the page size, at most 1G");
+	b = backend_parse(prog, backend);
+	if (csv_open(&csv, csv_path, backend, size ? "pin_size" : "pin_frag",
+		     rep))
+		die("%s: cannot open %s: %m", prog, csv_path);
+	if (size)
+		bench_size(&csv, b, size, iters);
+	else
+		bench_fragments(&csv, b, k, iters);
+	return csv_close(&csv) ? 1 : 0;
+}

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark family 2: purge latency.  A cgroup holds N MiB of unpinned
+ * data, then, per --mode:
+ *   reclaim  N MiB are written to the cgroup's memory.reclaim, timed;
+ *            purged MiB counted by pinning page by page (dontneed: its
+ *            MADV_DONTNEED is the release, timed instead);
+ *   limit    under memory.max = N MiB + headroom, a foreground process
+ *            in the same cgroup touches N MiB more in 1 MiB steps;
+ *   global   no limit: the foreground touches free memory + N/2 MiB.
+ * The foreground's per-step stall (p50, p99, max), whether it was
+ * OOM-killed, and the pages found purged are reported.
+ *
+ *   purgebench_<lib> --backend B --mode reclaim|limit|global --mib N
+ *                    [--rep R] [--csv FILE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bench.h"
+#include "cgroup.h"
+
+/* What the limit leaves beyond the unpinned data: the program itself. */
+#define HEADROOM (16 * MIB)
+
+static const char *prog = "purgebench";
+
+static void usage(void)
+{
+	usage_error(prog, "usage: %s --backend B --mode reclaim|limit|global --mib N [--rep R] [--csv FILE]\n  backends: %s",
+		    prog, BACKEND_NAMES);
+}
+
+/* Pages of the region purged: pinned page by page (pinning all of it). */
+static size_t count_purged(struct region *r)
+{
+	size_t off, purged = 0;
+
+	if (r->backend == BACKEND_DONTNEED)
+		return r->len / page_size;
+	for (off = 0; off < r->len; off += page_size) {
+		int ret = region_pin(r, off, page_size);
+
+		if (ret < 0)
+			die("%s: pin: %m", prog);
+		purged += ret;
+	}
+	return purged;
+}
+
+static uint64_t vmstat(const char *key)
+{
+	uint64_t v = 0;
+
+	vmstat_read(key, &v);
+	return v;
+}
+
+struct stalls {
+	double p50, p99, max;
+	long steps;
+};
+
+/*
+ * The foreground: touch @mib MiB, 1 MiB at a time, timing each step;
+ * results go through @out, a shared page, so they survive an OOM kill.
+ */
+static void foreground(size_t mib, struct stalls *out)
+{
+	struct samples s = { 0 };
+	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
+	size_t i, off;
+	char *p;
+
+	/* The foreground, not the region's owner, is the OOM victim. */
+	if (adj) {
+		fputs("1000\n", adj);
+		fclose(adj);
+	}
+	p = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(3);
+	for (i = 0; i < mib; i++) {
+		uint64_t t0 = now_ns();
+
+		for (off = 0; off < MIB; off += page_size)
+			p[i * MIB + off] = 1;
+		samples_add(&s, now_ns() - t0);
+		out->steps = i + 1;
+		out->p50 = samples_pct(&s, 50);
+		out->p99 = samples_pct(&s, 99);
+		out->max = samples_pct(&s, 100);
+	}
+	_exit(0);
+}
+
+static long meminfo_mib(const char *field)
+{
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+	long kb = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)) &&
+		    line[strlen(field)] == ':')
+			sscanf(line + strlen(field) + 1, "%ld", &kb);
+	if (f)
+		fclose(f);
+	return kb / 1024;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "backend", required_argument, NULL, 'b' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "mib", required_argument, NULL, 'n' },
+		{ "rep", required_argument, NULL, 'r' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *backend = NULL, *mode = NULL, *csv_path = NULL;
+	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[32];
+	uint64_t ooms = 0, lazy0, vol0, t0, t1;
+	long mib = 0, rep = 1, fg_mib = 0;
+	struct stalls *st;
+	struct region r;
+	struct csv csv;
+	enum backend b;
+	int opt, status;
+	size_t purged;
+	pid_t pid;
+
+	prog = argv[0];
+	bench_init();
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			backend = optarg;
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 'n':
+			mib = parse_long("--mib", optarg, 1, 4096);
+			break;
+		case 'r':
+			rep = parse_long("--rep", optarg, 1, 1000);
+			break;
+		case 'c':
+			csv_path = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc || !backend || !mode || !mib)
+		usage();
+	if (strcmp(mode, "reclaim") && strcmp(mode, "limit") &&
+	    strcmp(mode, "global"))
+		usage_error(prog, "unknown --mode '%s' (reclaim, limit or global)",
+			    mode);
+	b = backend_parse(prog, backend);
+
+	if (cg_create("lab-bench", parent, sizeof(parent)) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create("lab-bench/purge", cg, sizeof(cg)) ||
+	    cg_write(cg, "memory.max", "max") || cg_enter(cg))
+		die("%s: cannot set up cgroup lab-bench/purge: %m", prog);
+	if (!strcmp(mode, "limit") &&
+	    cg_write_u64(cg, "memory.max", mib * MIB + HEADROOM))
+		die("%s: cannot set memory.max: %m", prog);
+	{
+		/* Not the owner: the foreground is OOM-killed first. */
+		FILE *adj = fopen("/proc/self/oom_score_adj", "we");
+
+		if (adj) {
+			fputs("-1000\n", adj);
+			fclose(adj);
+		}
+	}
+
+	if (region_create(&r, b, mib * MIB))
+		die("%s: cannot create a %ld MiB region: %m", prog, mib);
+	content_fill(r.map, r.len, 3);
+	lazy0 = vmstat("pglazyfreed");
+	vol0 = vmstat("pgvolatile_purged");
+	t0 = now_ns();
+	if (region_unpin(&r, 0, r.len))
+		die("%s: unpin: %m", prog);
+	t1 = now_ns();
+
+	snprintf(bench, sizeof(bench), "purge_%s", mode);
+	snprintf(param, sizeof(param), "mib=%ld", mib);
+	if (csv_open(&csv, csv_path, backend, bench, rep))
+		die("%s: cannot open %s: %m", prog, csv_path);
+
+	if (!strcmp(mode, "reclaim")) {
+		if (b != BACKEND_DONTNEED) {
+			t0 = now_ns();
+			if (cg_write_u64(cg, "memory.reclaim", mib * MIB) &&
+			    errno != EAGAIN)
+				die("%s: memory.reclaim: %m", prog);
+			t1 = now_ns();
+		}
+		purged = count_purged(&r);
+		csv_row(&csv, param, "release_ms", "ms", (t1 - t0) / 1e6);
+		csv_row(&csv, param, "purged_mib", "MiB",
+			(double)purged * page_size / MIB);
+		csv_row(&csv, param, "purge_mib_per_s", "MiB/s",
+			(double)purged * page_size / MIB / ((t1 - t0) / 1e9));
+	} else {
+		fg_mib = !strcmp(mode, "limit") ? mib :
+			meminfo_mib("MemFree") + mib / 2;
+		st = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (st == MAP_FAILED)
+			die("%s: mmap: %m", prog);
+		memset(st, 0, sizeof(*st));
+		cg_read_key(cg, "memory.events", "oom_kill", &ooms);
+		pid = fork();
+		if (pid < 0)
+			die("%s: fork: %m", prog);
+		if (pid == 0)
+			foreground(fg_mib, st);
+		waitpid(pid, &status, 0);
+		{
+			uint64_t after = 0;
+
+			cg_read_key(cg, "memory.events", "oom_kill", &after);
+			ooms = after - ooms;
+		}
+		purged = count_purged(&r);
+		csv_row(&csv, param, "stall_ms_p50", "ms", st->p50 / 1e6);
+		csv_row(&csv, param, "stall_ms_p99", "ms", st->p99 / 1e6);
+		csv_row(&csv, param, "stall_ms_max", "ms", st->max / 1e6);
+		csv_row(&csv, param, "steps_done", "MiB", st->steps);
+		csv_row(&csv, param, "steps_asked", "MiB", fg_mib);
+		csv_row(&csv, param, "oom_kills", "count",
+			ooms ? ooms : (WIFSIGNALED(status) &&
+				       WTERMSIG(status) == SIGKILL));
+		csv_row(&csv, param, "purged_mib", "MiB",
+			(double)purged * page_size / MIB);
+	}
+	/* The kernel's own count, where it keeps one. */
+	if (b == BACKEND_VOLATILE)
+		csv_row(&csv, param, "vmstat_purged_pages", "pages",
+			vmstat("pgvolatile_purged") - vol0);
+	if (b == BACKEND_MADVFREE)
+		csv_row(&csv, param, "vmstat_purged_pages", "pages",
+			vmstat("pglazyfreed") - lazy0);
+	region_destroy(&r);
+	cg_enter(CG_ROOT);
+	return csv_close(&csv) ? 1 : 0;
+}
