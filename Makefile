@@ -46,7 +46,7 @@ endif
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
 	@echo '  make check          build both kernel variants, boot them, run every test'
-	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (not yet implemented)'
+	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny)'
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
@@ -112,12 +112,13 @@ check:
 lint:
 	$(DEPS) lint
 	shellcheck -x -P $(CURDIR) $(S)/*.sh $(S)/tests/*.sh .ci/run
-	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests
+	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests bench/matrix.sh
 
-bench:
-	@echo 'make bench: not yet implemented: the benchmarks come with the' \
-		'comparison issue (bench/ is empty). Nothing was run.' >&2
-	@exit 1
+# make bench ARCH=...: the comparison (scripts/bench.sh); BENCH_QUICK=1
+# runs every code path on tiny sizes in a minute or two.
+bench: kernel rootfs
+	$(DEPS) qemu-$(ARCH) plot
+	$(S)/bench.sh $(ARCH) $(if $(filter 1,$(BENCH_QUICK)),quick,full)
 
 clean:
 	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \

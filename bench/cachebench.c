@@ -371,8 +371,8 @@ int main(int argc, char **argv)
 	snprintf(param, sizeof(param), "limit_mib=%ld", p.limit_mib);
 	if (csv_open(&csv, csv_path, backend, bench, rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
-	csv_row(&csv, param, "hit_rate", "ratio",
-		c->ops ? (double)c->hits / c->ops : 0);
+	/* A cache that was OOM-killed missed every operation it never did. */
+	csv_row(&csv, param, "hit_rate", "ratio", (double)c->hits / p.ops);
 	csv_row(&csv, param, "hits", "count", c->hits);
 	csv_row(&csv, param, "misses", "count", c->misses);
 	csv_row(&csv, param, "purges", "count", c->purges);

@@ -7,7 +7,8 @@
  *            MADV_DONTNEED is the release, timed instead);
  *   limit    under memory.max = N MiB + headroom, a foreground process
  *            in the same cgroup touches N MiB more in 1 MiB steps;
- *   global   no limit: the foreground touches free memory + N/2 MiB.
+ *   global   no limit: the foreground touches what was free before the
+ *            unpin + N/4 MiB.
  * The foreground's per-step stall (p50, p99, max), whether it was
  * OOM-killed, and the pages found purged are reported.
  *
@@ -132,7 +133,7 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *mode = NULL, *csv_path = NULL;
 	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[32];
 	uint64_t ooms = 0, lazy0, vol0, t0, t1;
-	long mib = 0, rep = 1, fg_mib = 0;
+	long mib = 0, rep = 1, fg_mib = 0, free_mib;
 	struct stalls *st;
 	struct region r;
 	struct csv csv;
@@ -193,6 +194,8 @@ int main(int argc, char **argv)
 	if (region_create(&r, b, mib * MIB))
 		die("%s: cannot create a %ld MiB region: %m", prog, mib);
 	content_fill(r.map, r.len, 3);
+	/* Before the unpin, so that dontneed's release is not counted free. */
+	free_mib = meminfo_mib("MemFree");
 	lazy0 = vmstat("pglazyfreed");
 	vol0 = vmstat("pgvolatile_purged");
 	t0 = now_ns();
@@ -220,8 +223,7 @@ int main(int argc, char **argv)
 		csv_row(&csv, param, "purge_mib_per_s", "MiB/s",
 			(double)purged * page_size / MIB / ((t1 - t0) / 1e9));
 	} else {
-		fg_mib = !strcmp(mode, "limit") ? mib :
-			meminfo_mib("MemFree") + mib / 2;
+		fg_mib = !strcmp(mode, "limit") ? mib : free_mib + mib / 4;
 		st = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (st == MAP_FAILED)

@@ -4,7 +4,7 @@
 # check.sh ARCH: `make check`.  Runs the host-side unit tests, builds the
 # normal and the debug kernel for ARCH, boots each and runs every in-guest
 # suite, checks that results crossed back intact, tests the harness itself
-# on the normal kernel, and prints one summary of all TAP results, ending
+# and runs the benchmarks' quick mode on the normal kernel, and prints one summary of all TAP results, ending
 # with "N passed, N failed".  Exits non-zero on any failure.
 set -eu
 # shellcheck source=scripts/lib.sh
@@ -106,6 +106,20 @@ run_suites()
 run_suites 0
 phase "testing the harness on $(variant_name "$arch" 0)"
 "$LAB_TOP/scripts/tests/harness-tests.sh" "$arch" > "$results/harness.tap" 2>&1 || true
+
+# The benchmarks' quick mode: every code path on tiny sizes, then the
+# CSV and graphs are checked for shape and sanity (not for numbers).
+phase "quick benchmarks on $(variant_name "$arch" 0)"
+"$LAB_TOP/scripts/deps.sh" plot
+quick=$LAB_BUILD/bench/$arch-quick
+rm -f "$quick/check.tap"
+"$LAB_TOP/scripts/bench.sh" "$arch" quick > "$results/bench.log" 2>&1 || true
+if [ -f "$quick/check.tap" ]; then
+	cp "$quick/check.tap" "$results/bench.tap"
+else
+	printf '1..1\nnot ok 1 bench: the quick run left no check (see %s)\n' \
+		"$results/bench.log" > "$results/bench.tap"
+fi
 run_suites 1
 
 phase "summary ($(($(date +%s) - start))s)"

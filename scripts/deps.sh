@@ -36,7 +36,7 @@ group_packages()
 	rootfs) echo cpio gzip busybox-static ;;
 	qemu-arm64) echo qemu-system-arm ;;
 	qemu-x86_64) echo qemu-system-x86 ;;
-	plot) echo gnuplot ;;
+	plot) echo gnuplot-nox python3 ;;
 	lint) echo shellcheck ;;
 	all)
 		for g in kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 \

@@ -86,6 +86,7 @@ list=$out/initramfs.list
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $LAB_TOP/guest-rootfs/init 0755 0 0"
 	echo "file /opt/lab/bin/run-tests $LAB_TOP/guest-rootfs/run-tests 0755 0 0"
+	echo "file /opt/lab/bin/bench-matrix $LAB_TOP/bench/matrix.sh 0755 0 0"
 	for p in "$progs"/*; do
 		[ -f "$p" ] || continue
 		echo "file /opt/lab/bin/${p##*/} $p 0755 0 0"

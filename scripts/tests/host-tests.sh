@@ -122,8 +122,41 @@ expect 2 "DEBUG must be 0 or 1" "make: a bad DEBUG is refused" -- \
 	make -s -C "$top" DEBUG=yes kernel
 expect 2 "RUN is empty" "make run without RUN is refused before building" -- \
 	make -s -C "$top" run RUN=
-expect 2 "not yet implemented" "make bench says it is not implemented" -- \
-	make -s -C "$top" bench
+expect 2 "unknown ARCH 'bogus'" "make bench: an unknown ARCH is refused" -- \
+	make -s -C "$top" ARCH=bogus bench
+expect 1 "unknown mode 'slow'" "bench.sh: an unknown mode is refused" -- \
+	"$S/bench.sh" arm64 slow
+
+# --- bench-report.py ---------------------------------------------------
+br=$S/bench-report.py
+bench_csv()
+{
+	printf '# kernel: k\n# series: s\n# machine: m\n# accel: tcg\n'
+	printf '# ram_mib: 1\n# cpus: 1\n# date: d\n'
+	echo "backend,bench,param,value,metric,unit,rep"
+}
+mkdir -p "$tmp/bench"
+for b in ashmem volatile madvfree pinned dontneed; do
+	echo "$b,pin_size,size_kib=4,100,pair_ns_p50,ns,1"
+done > "$tmp/bench/rows"
+{ bench_csv; cat "$tmp/bench/rows"; } > "$tmp/bench/pin.csv"
+{ bench_csv; sed 's/pin_size,size_kib=4,100,pair_ns_p50,ns/purge_reclaim,mib=8,4,purged_mib,MiB/' "$tmp/bench/rows"; } > "$tmp/bench/purge.csv"
+{ bench_csv; sed 's/pin_size,size_kib=4,100,pair_ns_p50,ns/cache_regions,limit_mib=2,0.5,hit_rate,ratio/' "$tmp/bench/rows"
+  echo "lru,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"
+  echo "volatile,cache_regions,limit_mib=2,1,verify_failures,count,1"; } > "$tmp/bench/cache.csv"
+expect 1 'not ok .* 1 failures' "bench-report: check fails on a verification failure" -- \
+	python3 "$br" check "$tmp/bench"
+sed -i '/^lru,/d' "$tmp/bench/cache.csv"
+expect 1 'missing cache_regions:lru' "bench-report: check names a missing backend" -- \
+	python3 "$br" check "$tmp/bench"
+echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
+expect 1 'pin.csv:[0-9]*: 5 fields, expected 7' \
+	"bench-report: a malformed row is named by file and line" -- \
+	python3 "$br" report "$tmp/bench/out.md" "$tmp/bench"
+ok "$([ ! -e "$tmp/bench/out.md" ]; echo $?)" \
+	"bench-report: nothing is written from a malformed file"
+expect 2 'usage' "bench-report: bad arguments get the usage" -- \
+	python3 "$br" plot
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
 expect 2 "exclude each other" "boot.sh: --job with --shell is refused" -- \

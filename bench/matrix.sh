@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-matrix quick|full OUTDIR: run the whole comparison inside one
+# guest boot (installed as /opt/lab/bin/bench-matrix).  Every point runs
+# once per backend, backends in alternating order from one repetition to
+# the next; rows go to OUTDIR/<family>.csv; progress goes to stdout.
+set -eu
+
+usage()
+{
+	echo "usage: bench-matrix quick|full OUTDIR" >&2
+	exit 2
+}
+[ $# -eq 2 ] || usage
+mode=$1 out=$2
+case "$mode" in
+quick|full) ;;
+*) usage ;;
+esac
+bin=/opt/lab/bin
+mkdir -p "$out"
+
+# The CSV header of every file (read by csv_open() in bench/lib/bench.c).
+LAB_META_kernel=$(uname -r)
+LAB_META_series=${LAB_META_kernel##*-vl}
+case "${LAB_ARCH:-}" in
+arm64) LAB_META_machine="virt, cortex-a72" ;;
+x86_64) LAB_META_machine="q35, cpu $([ "${LAB_ACCEL:-}" = kvm ] && echo host || echo max)" ;;
+*) LAB_META_machine=unknown ;;
+esac
+LAB_META_accel=${LAB_ACCEL:-unknown}
+LAB_META_ram_mib=$(awk '/^MemTotal:/ { printf "%d", $2 / 1024 }' /proc/meminfo)
+LAB_META_cpus=$(grep -c ^processor /proc/cpuinfo)
+LAB_META_date=${LAB_META_date:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
+export LAB_META_kernel LAB_META_series LAB_META_machine LAB_META_accel \
+	LAB_META_ram_mib LAB_META_cpus LAB_META_date
+
+backends="ashmem volatile madvfree pinned dontneed"
+if [ "$mode" = quick ]; then
+	reps=1
+	sizes="4K 1M"
+	fragments="1 64"
+	purge_sizes=8
+	cache_args="--objects 32 --object-kib 64 --ops 300"
+	cache_limits="2 0"
+else
+	reps=5
+	sizes="4K 16K 64K 256K 1M 4M 16M 64M"
+	fragments="1 4 16 64 256 1024 4096"
+	purge_sizes="16 64 256"
+	cache_args="--objects 256 --object-kib 256 --ops 5000"
+	cache_limits="24 48 96"
+fi
+
+# The binary that has @backend: ashmem needs the /dev/ashmem library,
+# every other backend runs from the ashmem-compat one.
+prog()
+{
+	case "$2" in
+	ashmem) echo "$bin/$1_ashmem" ;;
+	*) echo "$bin/$1_volatile" ;;
+	esac
+}
+
+# Backends of repetition @1, in forward or reverse order.
+ordered()
+{
+	if [ $(($1 % 2)) -eq 1 ]; then
+		echo "$2"
+	else
+		reversed=""
+		for w in $2; do
+			reversed="$w $reversed"
+		done
+		echo "$reversed"
+	fi
+}
+
+# The plan: one line per run, "family program backend args...".
+plan=$out/plan.txt
+: > "$plan"
+rep=1
+while [ $rep -le $reps ]; do
+	for size in $sizes; do
+		case "$size" in
+		*M) iters=$([ "$mode" = quick ] && echo 5 || echo 20) ;;
+		*) iters=$([ "$mode" = quick ] && echo 20 || echo 200) ;;
+		esac
+		for b in $(ordered $rep "$backends"); do
+			echo "pin pinbench $b --size $size --iters $iters --rep $rep" >> "$plan"
+		done
+	done
+	for k in $fragments; do
+		iters=$([ "$mode" = quick ] && echo 3 || echo 10)
+		for b in $(ordered $rep "$backends"); do
+			echo "pin pinbench $b --fragments $k --iters $iters --rep $rep" >> "$plan"
+		done
+	done
+	for m in reclaim limit global; do
+		for mib in $purge_sizes; do
+			for b in $(ordered $rep "$backends"); do
+				echo "purge purgebench $b --mode $m --mib $mib --rep $rep" >> "$plan"
+			done
+		done
+	done
+	for layout in regions arena regions_competitor; do
+		extra="--layout ${layout%_competitor}"
+		[ "$layout" = regions_competitor ] && extra="$extra --competitor"
+		for limit in $cache_limits; do
+			for b in $(ordered $rep "$backends lru"); do
+				echo "cache cachebench $b $extra --limit-mib $limit $cache_args --rep $rep" >> "$plan"
+			done
+		done
+	done
+	rep=$((rep + 1))
+done
+
+total=$(wc -l < "$plan")
+start=$(date +%s)
+i=0
+failed=0
+echo "bench-matrix: $mode, $total runs, $reps repetition(s); CSV in $out"
+while read -r family program backend args; do
+	i=$((i + 1))
+	now=$(date +%s)
+	elapsed=$((now - start))
+	if [ $i -gt 1 ]; then
+		left="~$((elapsed * (total - i + 1) / (i - 1)))s left"
+	else
+		left="estimating"
+	fi
+	echo "[$i/$total] $family: $backend $args (${elapsed}s, $left)"
+	# shellcheck disable=SC2086 # args are words
+	if ! "$(prog "$program" "$backend")" --backend "$backend" $args \
+		--csv "$out/$family.csv" 2> "$out/last-error.txt"; then
+		echo "  FAILED: $(cat "$out/last-error.txt")"
+		echo "$family $backend $args" >> "$out/failed-runs.txt"
+		failed=$((failed + 1))
+	fi
+done < "$plan"
+rm -f "$out/last-error.txt"
+echo "bench-matrix: done in $(($(date +%s) - start))s, $failed failed run(s)"
+echo "$(($(date +%s) - start))" > "$out/guest-seconds.txt"
+[ $failed -eq 0 ]

@@ -1,0 +1,531 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Check, plot and report the comparison's CSV (bench/, make bench).
+
+  bench-report.py check DIR          sanity of DIR's CSV and graphs, as TAP
+  bench-report.py plot DIR           DIR/*.svg and DIR/*.png with gnuplot
+  bench-report.py report OUT DIR...  OUT (markdown) from one DIR per arch
+
+Each DIR holds pin.csv, purge.csv and cache.csv as bench-matrix writes
+them: "# key: value" metadata lines, then the header
+backend,bench,param,value,metric,unit,rep and one row per measurement.
+Every number in the report comes from those files; a malformed file is
+an error naming the file and line, and nothing is written.
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+
+HEADER = "backend,bench,param,value,metric,unit,rep"
+FAMILIES = ("pin", "purge", "cache")
+BACKENDS = ("ashmem", "volatile", "madvfree", "pinned", "dontneed")
+CACHE_BACKENDS = BACKENDS + ("lru",)
+META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
+             "date")
+
+
+class BadInput(Exception):
+    pass
+
+
+def read_csv(path):
+    """(metadata dict, list of row dicts) of one CSV file."""
+    meta, rows, header_seen = {}, [], False
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as e:
+        raise BadInput(f"{path}: {e.strerror}")
+    with f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            where = f"{path}:{n}"
+            if line.startswith("#"):
+                key, sep, value = line[1:].partition(":")
+                if not sep:
+                    raise BadInput(f"{where}: metadata line without ':'")
+                meta[key.strip()] = value.strip()
+                continue
+            if not header_seen:
+                if line != HEADER:
+                    raise BadInput(f"{where}: expected the header '{HEADER}'")
+                header_seen = True
+                continue
+            fields = line.split(",")
+            if len(fields) != 7:
+                raise BadInput(f"{where}: {len(fields)} fields, expected 7")
+            backend, bench, param, value, metric, unit, rep = fields
+            try:
+                value = float(value)
+                rep = int(rep)
+            except ValueError:
+                raise BadInput(f"{where}: value or rep is not a number")
+            if "=" not in param:
+                raise BadInput(f"{where}: param '{param}' is not name=value")
+            name, _, pvalue = param.partition("=")
+            try:
+                pvalue = float(pvalue)
+            except ValueError:
+                raise BadInput(f"{where}: param value '{pvalue}' is not a number")
+            rows.append(dict(backend=backend, bench=bench, pname=name,
+                             pvalue=pvalue, value=value, metric=metric,
+                             unit=unit, rep=rep))
+    if not header_seen:
+        raise BadInput(f"{path}: no header line")
+    return meta, rows
+
+
+def load(d):
+    data, meta = {}, {}
+    for fam in FAMILIES:
+        m, rows = read_csv(os.path.join(d, fam + ".csv"))
+        data[fam] = rows
+        meta = meta or m
+    return meta, data
+
+
+class Table:
+    """Medians over repetitions of (bench, backend, param, metric)."""
+
+    def __init__(self, rows):
+        self.values = {}
+        for r in rows:
+            key = (r["bench"], r["backend"], r["pvalue"], r["metric"])
+            self.values.setdefault(key, []).append(r["value"])
+
+    def get(self, bench, backend, pvalue, metric):
+        v = self.values.get((bench, backend, pvalue, metric))
+        return statistics.median(v) if v else None
+
+    def spread(self, bench, backend, pvalue, metric):
+        v = self.values.get((bench, backend, pvalue, metric))
+        return (min(v), max(v)) if v else (None, None)
+
+    def params(self, bench):
+        return sorted({k[2] for k in self.values if k[0] == bench})
+
+    def backends(self, bench):
+        return {k[1] for k in self.values if k[0] == bench}
+
+
+# ---------------------------------------------------------------- check
+
+
+def check(d):
+    results = []
+
+    def result(ok, what):
+        results.append((ok, what))
+
+    try:
+        meta, data = load(d)
+    except BadInput as e:
+        print("1..1\nnot ok 1 bench CSV readable: " + str(e))
+        return 1
+    result(all(k in meta for k in META_KEYS),
+           "CSV metadata names " + ", ".join(META_KEYS))
+    for fam, want in (("pin", BACKENDS), ("purge", BACKENDS),
+                      ("cache", CACHE_BACKENDS)):
+        t = Table(data[fam])
+        benches = sorted({r["bench"] for r in data[fam]})
+        missing = [f"{b}:{x}" for b in benches for x in want
+                   if x not in t.backends(b)]
+        result(benches and not missing,
+               f"{fam}.csv: every backend in every benchmark "
+               f"({', '.join(benches) or 'none'})"
+               + (f"; missing {', '.join(missing)}" if missing else ""))
+    cache = data["cache"]
+    bad = [r for r in cache if r["metric"] == "hit_rate"
+           and not 0 <= r["value"] <= 1]
+    result(not bad and any(r["metric"] == "hit_rate" for r in cache),
+           "cache hit rates within [0, 1]")
+    fails = sum(r["value"] for r in cache if r["metric"] == "verify_failures")
+    result(fails == 0 and any(r["metric"] == "verify_failures"
+                              for r in cache),
+           f"cache hits verified byte for byte: {fails:g} failures")
+    purge = [r for r in data["purge"] if r["metric"] == "purged_mib"]
+    vol = [r["value"] for r in purge
+           if r["backend"] == "volatile" and r["bench"] == "purge_reclaim"]
+    result(vol and min(vol) > 0,
+           "memory.reclaim purged volatile data in every repetition")
+    failed = os.path.join(d, "failed-runs.txt")
+    result(not os.path.exists(failed),
+           "no benchmark run failed" + ("" if not os.path.exists(failed)
+                                        else ": see " + failed))
+    for g in GRAPHS:
+        for ext in ("svg", "png"):
+            p = os.path.join(d, f"{g[0]}.{ext}")
+            result(os.path.exists(p) and os.path.getsize(p) > 1000,
+                   f"graph {g[0]}.{ext} rendered")
+    print(f"1..{len(results)}")
+    for n, (ok, what) in enumerate(results, 1):
+        print(f"{'ok' if ok else 'not ok'} {n} bench: {what}")
+    return 0 if all(ok for ok, _ in results) else 1
+
+
+# ----------------------------------------------------------------- plot
+
+# name, family, bench, metrics, x label, y label, log axes, title
+GRAPHS = (
+    ("pin_size", "pin", "pin_size", ("pair_ns_p50",),
+     "region size (KiB)", "unpin + pin, ns (p50)", "xy",
+     "Cost of one unpin + pin of a whole region"),
+    ("pin_frag", "pin", "pin_frag", ("unpin_ns_p50", "pin_ns_p50"),
+     "unpinned one-page fragments in a 64 MiB region", "ns per call (p50)",
+     "xy", "Cost per call with k fragments"),
+    ("purge_reclaim", "purge", "purge_reclaim", ("purge_mib_per_s",),
+     "unpinned data (MiB)", "MiB purged per second", "",
+     "memory.reclaim of the cgroup: purge throughput"),
+    ("purge_stall", "purge", "purge_limit",
+     ("stall_ms_p50", "stall_ms_p99"), "unpinned data (MiB)",
+     "foreground stall per MiB, ms", "",
+     "Foreground allocation under memory.max"),
+    ("cache_hit", "cache", "cache_regions", ("hit_rate",),
+     "memory.max (MiB; 0 = none)", "hit rate", "",
+     "Image cache, one region per object: hit rate"),
+    ("cache_hit_arena", "cache", "cache_arena", ("hit_rate",),
+     "memory.max (MiB; 0 = none)", "hit rate", "",
+     "Image cache, one arena: hit rate"),
+    ("cache_hit_competitor", "cache", "cache_regions_competitor",
+     ("hit_rate",), "memory.max (MiB; 0 = none)", "hit rate", "",
+     "Image cache with a competing process: hit rate"),
+)
+
+
+def plot(d):
+    _, data = load(d)
+    for name, fam, bench, metrics, xl, yl, logs, title in GRAPHS:
+        t = Table(data[fam])
+        xs = t.params(bench)
+        backends = [b for b in CACHE_BACKENDS if b in t.backends(bench)]
+        if not xs or not backends:
+            raise BadInput(f"{d}: no data for graph {name} ({bench})")
+        dat = os.path.join(d, name + ".dat")
+        cols = []
+        with open(dat, "w", encoding="utf-8") as f:
+            f.write("# x " + " ".join(f"{b}:{m}" for b in backends
+                                       for m in metrics) + "\n")
+            for x in xs:
+                vals = []
+                for b in backends:
+                    for m in metrics:
+                        v = t.get(bench, b, x, m)
+                        vals.append("NaN" if v is None else f"{v:.6g}")
+                f.write(f"{x:g} " + " ".join(vals) + "\n")
+        col = 2
+        for b in backends:
+            for m in metrics:
+                label = b if len(metrics) == 1 else f"{b} {m.split('_')[0]}"
+                style = "linespoints" if logs or fam == "cache" else \
+                    "linespoints"
+                cols.append(f"'{dat}' using 1:{col} with {style} "
+                            f"title '{label}'")
+                col += 1
+        script = [f"set title '{title}'", f"set xlabel '{xl}'",
+                  f"set ylabel '{yl}'", "set key outside right",
+                  "set grid"]
+        if "x" in logs:
+            script.append("set logscale x 2")
+        if "y" in logs:
+            script.append("set logscale y 10")
+        if fam == "cache":
+            script.append("set yrange [0:1]")
+        for term, ext in (("svg size 900,500 dynamic", "svg"),
+                          ("pngcairo size 900,500", "png")):
+            body = "\n".join([f"set terminal {term}",
+                              f"set output '{os.path.join(d, name)}.{ext}'"]
+                             + script + ["plot " + ", ".join(cols)]) + "\n"
+            subprocess.run(["gnuplot"], input=body, text=True, check=True)
+    return 0
+
+
+# --------------------------------------------------------------- report
+
+
+def fmt(v, digits=3):
+    if v is None:
+        return "n/a"
+    if v == 0:
+        return "0"
+    return f"{v:.{digits}g}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def size_label(kib):
+    return f"{kib / 1024:g} MiB" if kib >= 1024 else f"{kib:g} KiB"
+
+
+def pick(values, want):
+    """@want if measured, else the largest value measured below it."""
+    below = [v for v in values if v <= want]
+    return want if want in values else (max(below) if below else
+                                        (min(values) if values else None))
+
+
+def headline(pin, purge, cache, w):
+    sizes = pin.params("pin_size")
+    frags = pin.params("pin_frag")
+    mib = pick(purge.params("purge_limit"), 64)
+    limits = [x for x in cache.params("cache_regions") if x > 0]
+    tight = min(limits) if limits else None
+    rows = []
+    if sizes:
+        for x in (min(sizes), max(sizes)):
+            rows.append((f"unpin + pin of a {size_label(x)} region, "
+                         "p50 ns", pin, "pin_size", x, "pair_ns_p50"))
+    if frags:
+        x = max(frags)
+        for what in ("unpin", "pin"):
+            rows.append((f"{what} per call with {x:g} fragments, p50 ns",
+                         pin, "pin_frag", x, f"{what}_ns_p50"))
+    if mib is not None:
+        rows += [(f"memory.reclaim purge of {mib:g} MiB, MiB/s", purge,
+                  "purge_reclaim", mib, "purge_mib_per_s"),
+                 (f"stall p99 under memory.max, {mib:g} MiB data, ms",
+                  purge, "purge_limit", mib, "stall_ms_p99"),
+                 (f"OOM kills under memory.max, {mib:g} MiB data", purge,
+                  "purge_limit", mib, "oom_kills"),
+                 (f"stall p99 under global pressure, {mib:g} MiB data, ms",
+                  purge, "purge_global", mib, "stall_ms_p99")]
+    if tight is not None:
+        for bench in ("cache_regions", "cache_arena",
+                      "cache_regions_competitor"):
+            rows.append((f"hit rate, {bench}, memory.max {tight:g} MiB",
+                         cache, bench, tight, "hit_rate"))
+    w("| measure | " + " | ".join(BACKENDS) + " | "
+      "volatile / ashmem | volatile / pinned | volatile / dontneed | "
+      "ashmem / pinned | ashmem / dontneed |")
+    w("|---" * 11 + "|")
+    for label, t, bench, x, metric in rows:
+        v = {b: t.get(bench, b, x, metric) for b in BACKENDS}
+        w(f"| {label} | " + " | ".join(fmt(v[b]) for b in BACKENDS) + " | "
+          + " | ".join(fmt(ratio(v[a], v[b])) for a, b in
+                       (("volatile", "ashmem"), ("volatile", "pinned"),
+                        ("volatile", "dontneed"), ("ashmem", "pinned"),
+                        ("ashmem", "dontneed"))) + " |")
+    w("")
+    w("n/a: a ratio to zero, or a value not measured. Latencies: lower is "
+      "better; throughput and hit rates: higher is better.\n")
+
+
+def report_arch(arch, d, meta, data, out):
+    pin, purge, cache = (Table(data[f]) for f in FAMILIES)
+    secs = None
+    info = os.path.join(d, "run-seconds.txt")
+    if os.path.exists(info):
+        secs = int(open(info, encoding="utf-8").read().split()[0])
+    w = out.append
+    w(f"## {arch}\n")
+    w("| setting | value |\n|---|---|")
+    for k in META_KEYS:
+        w(f"| {k} | {meta.get(k, 'unknown')} |")
+    if secs is not None:
+        w(f"| `make bench ARCH={arch}` wall time | {secs // 60} min "
+          f"{secs % 60} s |")
+    w("")
+    w("### Headline ratios\n")
+    headline(pin, purge, cache, w)
+
+    # 1. pin/unpin cost
+    w("### 1. Pin/unpin cost\n")
+    w(f"![pin_size]({arch}/pin_size.svg)\n")
+    w("Unpin + pin of a whole region, p50 (p99), ns per pair; the ratio "
+      "column is volatile / ashmem.\n")
+    w("| size | " + " | ".join(BACKENDS) + " | volatile / ashmem |")
+    w("|---" * (len(BACKENDS) + 2) + "|")
+    losses = []
+    for x in pin.params("pin_size"):
+        cells = []
+        for b in BACKENDS:
+            cells.append(f"{fmt(pin.get('pin_size', b, x, 'pair_ns_p50'))} "
+                         f"({fmt(pin.get('pin_size', b, x, 'pair_ns_p99'))})")
+        r = ratio(pin.get("pin_size", "volatile", x, "pair_ns_p50"),
+                  pin.get("pin_size", "ashmem", x, "pair_ns_p50"))
+        if r is not None and r > 1:
+            losses.append(size_label(x))
+        w(f"| {size_label(x)} | " + " | ".join(cells) + f" | {fmt(r)} |")
+    w("")
+    if losses:
+        w("volatile's pair is slower than ashmem's at: "
+          + ", ".join(losses) + ". Why: volatile's unpin walks the page "
+          "tables of the range and moves every resident page to the "
+          "inactive file LRU (that is how reclaim finds volatile pages "
+          "without swap, kernel patch 4), and its pin walks them again; "
+          "ashmem's unpin and pin only edit a short list of ranges, "
+          "whatever their size. So volatile's cost grows with the "
+          "resident size and ashmem's does not.\n")
+    else:
+        w("volatile's pair is not slower than ashmem's at any size "
+          "measured.\n")
+    w(f"![pin_frag]({arch}/pin_frag.svg)\n")
+    w("k one-page fragments of a 64 MiB region, unpinned one by one then "
+      "pinned one by one: ns per call, p50 (p99), and the process's VMAs "
+      "while they are unpinned.\n")
+    w("| k | ashmem unpin | volatile unpin | ratio | ashmem pin | "
+      "volatile pin | ratio | VMAs (volatile) | VMAs (ashmem) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    frag_losses = []
+    for x in pin.params("pin_frag"):
+        row = [f"{x:g}"]
+        for what in ("unpin", "pin"):
+            a = pin.get("pin_frag", "ashmem", x, f"{what}_ns_p50")
+            v = pin.get("pin_frag", "volatile", x, f"{what}_ns_p50")
+            ap = pin.get("pin_frag", "ashmem", x, f"{what}_ns_p99")
+            vp = pin.get("pin_frag", "volatile", x, f"{what}_ns_p99")
+            row += [f"{fmt(a)} ({fmt(ap)})", f"{fmt(v)} ({fmt(vp)})",
+                    fmt(ratio(v, a))]
+            if ratio(v, a) and ratio(v, a) > 1:
+                frag_losses.append(f"{what} at k={x:g}")
+        row += [fmt(pin.get("pin_frag", "volatile", x, "vmas_unpinned")),
+                fmt(pin.get("pin_frag", "ashmem", x, "vmas_unpinned"))]
+        w("| " + " | ".join(row) + " |")
+    w("")
+    if frag_losses:
+        w("volatile is slower per call than ashmem for: "
+          + ", ".join(frag_losses) + ". Each volatile fragment splits the "
+          "mapping's VMA (two more VMAs per fragment, see the VMA columns), "
+          "and every madvise walks the VMA tree under mmap_lock; ashmem "
+          "keeps a list of ranges per area under one global mutex, whose "
+          "walk grows with k too.\n")
+
+    # 2. purge
+    w("### 2. Purge latency\n")
+    w(f"![purge_reclaim]({arch}/purge_reclaim.svg)\n")
+    w("(a) `memory.reclaim` of the cgroup holding the unpinned data "
+      "(dontneed: its MADV_DONTNEED, which is the release). Purged MiB "
+      "are counted by pinning page by page afterwards, not assumed.\n")
+    w("| backend | data (MiB) | purged (MiB) | time (ms) | MiB/s | "
+      "ratio to dontneed | kernel count (pages) |")
+    w("|---|---|---|---|---|---|---|")
+    for x in purge.params("purge_reclaim"):
+        dn = purge.get("purge_reclaim", "dontneed", x, "purge_mib_per_s")
+        for b in BACKENDS:
+            tp = purge.get("purge_reclaim", b, x, "purge_mib_per_s")
+            w(f"| {b} | {x:g} | "
+              f"{fmt(purge.get('purge_reclaim', b, x, 'purged_mib'))} | "
+              f"{fmt(purge.get('purge_reclaim', b, x, 'release_ms'))} | "
+              f"{fmt(tp)} | {fmt(ratio(tp, dn))} | "
+              f"{fmt(purge.get('purge_reclaim', b, x, 'vmstat_purged_pages'))} |")
+    w("")
+    w(f"![purge_stall]({arch}/purge_stall.svg)\n")
+    for bench, what in (("purge_limit", "(b) under `memory.max` = data + "
+                         "16 MiB, a foreground process in the cgroup "
+                         "touches as much again, 1 MiB per step"),
+                        ("purge_global", "(c) no cgroup limit; the "
+                         "foreground touches what was free before the "
+                         "unpin + a quarter of the data")):
+        w(what + ":\n")
+        w("| backend | stall p50 (ms) | stall p99 (ms) | max (ms) | steps "
+          "done / asked | OOM kills | purged (MiB) |")
+        w("|---|---|---|---|---|---|---|")
+        for x in purge.params(bench):
+            for b in BACKENDS:
+                g = lambda m: purge.get(bench, b, x, m)
+                w(f"| {b}, {x:g} MiB | {fmt(g('stall_ms_p50'))} | "
+                  f"{fmt(g('stall_ms_p99'))} | {fmt(g('stall_ms_max'))} | "
+                  f"{fmt(g('steps_done'))} / {fmt(g('steps_asked'))} | "
+                  f"{fmt(g('oom_kills'))} | {fmt(g('purged_mib'))} |")
+        w("")
+
+    # 3. cache
+    w("### 3. Cache hit rate under cgroup memory limits\n")
+    for bench, graph in (("cache_regions", "cache_hit"),
+                         ("cache_arena", "cache_hit_arena"),
+                         ("cache_regions_competitor",
+                          "cache_hit_competitor")):
+        w(f"![{graph}]({arch}/{graph}.svg)\n")
+        w(f"`{bench}`: hit rate (OOM kills, verification failures, "
+          "ops/s); memory.max 0 means no limit. An OOM-killed cache "
+          "counts the operations it never did as misses; OOM kills "
+          "include the competitor's, where there is one.\n")
+        w("| memory.max (MiB) | " + " | ".join(CACHE_BACKENDS) + " |")
+        w("|---" * (len(CACHE_BACKENDS) + 1) + "|")
+        for x in cache.params(bench):
+            cells = []
+            for b in CACHE_BACKENDS:
+                g = lambda m: cache.get(bench, b, x, m)
+                cells.append(f"{fmt(g('hit_rate'))} ({fmt(g('oom_kills'))}, "
+                             f"{fmt(g('verify_failures'))}, "
+                             f"{fmt(g('ops_per_s'))})")
+            w(f"| {x:g} | " + " | ".join(cells) + " |")
+        w("")
+
+
+def report(out_path, dirs):
+    out = []
+    loaded = []
+    for d in dirs:
+        meta, data = load(d)
+        loaded.append((os.path.basename(os.path.normpath(d)), d, meta, data))
+    w = out.append
+    w("# Results: volatile ranges vs ashmem\n")
+    w("Generated by `scripts/bench-report.py` from the CSV next to this "
+      "file; no number here is typed by hand. Rerun with `make bench "
+      "ARCH=arm64` (or `ARCH=x86_64`).\n")
+    w("Backends: **ashmem** (the lab's /dev/ashmem driver through "
+      "libashmem_driver), **volatile** (MADV_VOLATILE through "
+      "ashmem-compat), **madvfree** (MADV_FREE, a per-page canary checked "
+      "with compare-and-swap on pin), **pinned** (never released), "
+      "**dontneed** (MADV_DONTNEED on unpin, always purged), and, for the "
+      "cache, **lru** (ordinary memory and a userspace LRU sized by hand "
+      "to the limit). Every point runs once per backend in the same guest "
+      "boot, backends in alternating order, repeated; tables give the "
+      "median over repetitions.\n")
+    w("## Limits of the method\n")
+    w("- Under TCG every instruction is emulated: absolute times are "
+      "not those of hardware, and system calls and page faults are "
+      "slowed differently from plain loads and stores. Compare "
+      "backends within one table (ratios), not with other machines.")
+    w("- Guest RAM is small (see the setup tables) and there is no swap; "
+      "the cgroup limits are scaled to it.")
+    w("- ashmem's shrinker is not memcg-aware (faithfully to Android): "
+      "`memory.reclaim` and `memory.max` of a child cgroup never purge "
+      "it, so its purge throughput there is 0 and a limit below its data "
+      "ends in OOM kills. This is the baseline's real behaviour, not a "
+      "fault of the harness.")
+    w("- madvfree's pin touches every page (its canary), so its cost "
+      "grows with the size pinned; volatile and ashmem pins do not touch "
+      "the data.")
+    w("- The cache's objects regenerate with the same content, verified "
+      "on every hit; a purge that went unreported would show as a "
+      "verification failure.\n")
+    for arch, d, meta, data in loaded:
+        report_arch(arch, d, meta, data, out)
+    with open(out_path + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+    os.replace(out_path + ".tmp", out_path)
+    return 0
+
+
+def main(argv):
+    usage = ("usage: bench-report.py check DIR | plot DIR | "
+             "report OUT.md DIR...")
+    if len(argv) < 3:
+        print(usage, file=sys.stderr)
+        return 2
+    cmd, args = argv[1], argv[2:]
+    try:
+        if cmd == "check" and len(args) == 1:
+            return check(args[0])
+        if cmd == "plot" and len(args) == 1:
+            return plot(args[0])
+        if cmd == "report" and len(args) >= 2:
+            return report(args[0], args[1:])
+    except BadInput as e:
+        print(f"bench-report.py: {e}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as e:
+        print(f"bench-report.py: gnuplot failed: {e}", file=sys.stderr)
+        return 1
+    print(usage, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh ARCH quick|full: `make bench`.  Boots the normal kernel of
+# ARCH once, runs the whole benchmark matrix in it (bench/matrix.sh)
+# with its progress on the terminal, copies the CSV back and renders the
+# graphs.  full: into results/ARCH/, then results/README.md is generated
+# from every results/<arch>/ there is.  quick (BENCH_QUICK=1, and make
+# check): tiny sizes into build/bench/ARCH-quick/, then checked (TAP on
+# stdout is written to build/bench/ARCH-quick/check.tap).
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] || { echo "usage: bench.sh ARCH quick|full" >&2; exit 2; }
+arch=$1 mode=$2
+check_arch "$arch"
+case "$mode" in
+quick) out=$LAB_BUILD/bench/$arch-quick timeout=900 ;;
+full) out=$LAB_TOP/results/$arch timeout=3000 ;;
+*) die "unknown mode '$mode' (quick or full)" ;;
+esac
+report=$LAB_TOP/scripts/bench-report.py
+
+start=$(date +%s)
+run_dir=$LAB_BUILD/runs/bench-$arch-$mode
+mkdir -p "$run_dir"
+{
+	echo "export LAB_META_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "bench-matrix $mode /lab/out/bench"
+} > "$run_dir/job"
+log "benchmarks ($mode) on $arch; the guest prints its progress"
+status=0
+"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug 0 --mem 1024 --cpus 2 \
+	--timeout "$timeout" --run-dir "$run_dir" --job "$run_dir/job" ||
+	status=$?
+
+# Results replace the previous ones only once they are complete.
+new=$out.new
+rm -rf "$new"
+mkdir -p "$new"
+for f in pin.csv purge.csv cache.csv failed-runs.txt; do
+	[ ! -f "$run_dir/share/out/bench/$f" ] ||
+		cp "$run_dir/share/out/bench/$f" "$new/"
+done
+[ "$status" = 0 ] || {
+	[ "$mode" = quick ] || die "the benchmark run failed (status $status); partial CSV in $new, guest log in $run_dir"
+	log "the benchmark run failed (status $status); checking what it left"
+}
+python3 "$report" plot "$new" || [ "$mode" = quick ] ||
+	die "plotting failed; CSV in $new"
+echo "$(($(date +%s) - start)) seconds from boot to graphs" \
+	> "$new/run-seconds.txt"
+rm -rf "$out"
+mv "$new" "$out"
+log "CSV and graphs in $out"
+
+if [ "$mode" = quick ]; then
+	python3 "$report" check "$out" | tee "$out/check.tap"
+	exit "${PIPESTATUS[0]}"
+fi
+dirs=()
+for d in "$LAB_TOP"/results/arm64 "$LAB_TOP"/results/x86_64; do
+	[ ! -f "$d/pin.csv" ] || dirs+=("$d")
+done
+python3 "$report" report "$LAB_TOP/results/README.md" "${dirs[@]}"
+log "report: results/README.md ($(($(date +%s) - start))s in all)"
