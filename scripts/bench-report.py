@@ -215,16 +215,18 @@ def plot(d):
                 f.write(f"{x:g} " + " ".join(vals) + "\n")
         col = 2
         for b in backends:
-            for m in metrics:
+            # One colour per backend in every graph, one dash per metric.
+            color = CACHE_BACKENDS.index(b) + 1
+            for dash, m in enumerate(metrics, 1):
                 label = b if len(metrics) == 1 else f"{b} {m.split('_')[0]}"
-                style = "linespoints" if logs or fam == "cache" else \
-                    "linespoints"
-                cols.append(f"'{dat}' using 1:{col} with {style} "
-                            f"title '{label}'")
+                cols.append(f"'{dat}' using 1:{col} with linespoints "
+                            f"lc {color} dt {dash} title '{label}'")
                 col += 1
         script = [f"set title '{title}'", f"set xlabel '{xl}'",
                   f"set ylabel '{yl}'", "set key outside right",
                   "set grid"]
+        if len(xs) == 1:
+            script.append(f"set xrange [{xs[0] / 2:g}:{xs[0] * 1.5:g}]")
         if "x" in logs:
             script.append("set logscale x 2")
         if "y" in logs:
