@@ -300,6 +300,10 @@ def headline(pin, purge, cache, w):
                       "cache_regions_competitor"):
             rows.append((f"hit rate, {bench}, memory.max {tight:g} MiB",
                          cache, bench, tight, "hit_rate"))
+        loose = max(limits)
+        rows.append((f"cache operations per second, cache_regions, "
+                     f"memory.max {loose:g} MiB", cache, "cache_regions",
+                     loose, "ops_per_s"))
     w("| measure | " + " | ".join(BACKENDS) + " | "
       "volatile / ashmem | volatile / pinned | volatile / dontneed | "
       "ashmem / pinned | ashmem / dontneed |")
@@ -314,6 +318,42 @@ def headline(pin, purge, cache, w):
     w("")
     w("n/a: a ratio to zero, or a value not measured. Latencies: lower is "
       "better; throughput and hit rates: higher is better.\n")
+
+
+def stall_notes(purge, bench, w):
+    """What the stall table shows, and where volatile loses, why."""
+    for x in purge.params(bench):
+        g = lambda b, m: purge.get(bench, b, x, m)
+        if (g("dontneed", "oom_kills") or 0) > 0:
+            w(f"- {x:g} MiB: even dontneed, which released all its data "
+              "at unpin, was OOM-killed: the foreground asked more than "
+              "the guest can give at this point, so compare the stalls "
+              "before the kill, not the OOM counts.")
+            continue
+        va, aa = g("volatile", "stall_ms_p99"), g("ashmem", "stall_ms_p99")
+        if va is None or aa is None:
+            continue
+        if (g("ashmem", "oom_kills") or 0) > 0 and \
+                (g("volatile", "oom_kills") or 0) == 0:
+            w(f"- {x:g} MiB: ashmem's foreground was OOM-killed after "
+              f"{fmt(g('ashmem', 'steps_done'))} of "
+              f"{fmt(g('ashmem', 'steps_asked'))} steps with nothing "
+              "purged; volatile's completed, purging "
+              f"{fmt(g('volatile', 'purged_mib'))} MiB. ashmem's lower "
+              "stall is that of a process that never got its memory.")
+        elif va > aa:
+            w(f"- {x:g} MiB: volatile's stall p99 is {fmt(va / aa)} times "
+              "ashmem's. The likely reason (from the mechanisms; not "
+              "measured apart): volatile pages are reclaimed in LRU "
+              "batches by the allocating task (direct reclaim), while "
+              "one call of ashmem's shrinker drops whole ranges at "
+              "once.")
+        vm = g("madvfree", "stall_ms_p99")
+        if vm:
+            w(f"- {x:g} MiB: volatile / madvfree stall p99 = "
+              f"{fmt(va / vm)}: both are purged by the same lazyfree LRU "
+              "path (kernel patch 4).")
+    w("")
 
 
 def report_arch(arch, d, meta, data, out):
@@ -434,6 +474,7 @@ def report_arch(arch, d, meta, data, out):
                   f"{fmt(g('steps_done'))} / {fmt(g('steps_asked'))} | "
                   f"{fmt(g('oom_kills'))} | {fmt(g('purged_mib'))} |")
         w("")
+        stall_notes(purge, bench, w)
 
     # 3. cache
     w("### 3. Cache hit rate under cgroup memory limits\n")
@@ -456,6 +497,20 @@ def report_arch(arch, d, meta, data, out):
                              f"{fmt(g('verify_failures'))}, "
                              f"{fmt(g('ops_per_s'))})")
             w(f"| {x:g} | " + " | ".join(cells) + " |")
+        w("")
+        for x in cache.params(bench):
+            g = lambda b: cache.get(bench, b, x, "hit_rate")
+            v, a, lr = g("volatile"), g("ashmem"), g("lru")
+            if None in (v, a, lr):
+                continue
+            verdict = ("below" if v < lr - 0.005 else
+                       "above" if v > lr + 0.005 else "level with")
+            w(f"- memory.max {x:g}: volatile {fmt(v)}, ashmem {fmt(a)}, "
+              f"the hand-sized LRU {fmt(lr)}: volatile is {verdict} the "
+              "reference" + (" (it purges in kernel LRU order, page by "
+                             "page, without knowing which objects are "
+                             "hot; the reference evicts whole objects)"
+                             if verdict == "below" else "") + ".")
         w("")
 
 
