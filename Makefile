@@ -41,12 +41,13 @@ endif
 
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
-	guest-progs rootfs run shell check unit lint bench clean distclean
+	guest-progs rootfs run shell check unit lint bench stress clean distclean
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
 	@echo '  make check          build both kernel variants, boot them, run every test'
 	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny)'
+	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
@@ -119,6 +120,15 @@ lint:
 bench: kernel rootfs
 	$(DEPS) qemu-$(ARCH) plot
 	$(S)/bench.sh $(ARCH) $(if $(filter 1,$(BENCH_QUICK)),quick,full)
+
+# make stress ARCH=...: vstress and vfuzz side by side on the debug kernel
+# (scripts/stress.sh); 1200 s and more regenerate results/reliability.md.
+STRESS_SECONDS ?= 1200
+STRESS_DEBUG ?= 1
+stress: rootfs
+	$(MAKE) -s kernel DEBUG=$(STRESS_DEBUG)
+	$(DEPS) qemu-$(ARCH) plot
+	$(S)/stress.sh $(ARCH) $(STRESS_DEBUG) $(STRESS_SECONDS)
 
 clean:
 	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \

@@ -51,6 +51,15 @@ suites_job=$results/suites.job
 cat > "$suites_job" <<JOB
 run-tests
 rc=\$?
+# On the debug kernel: a short stress run and fuzzing, side by side.
+if [ "\${LAB_DEBUG:-0}" = 1 ]; then
+	vfuzz --seconds 60 > /lab/out/fuzz.tap 2>&1 &
+	fuzz=\$!
+	vstress --seconds 90 > /lab/out/stress.tap 2>&1
+	echo "# exit status: \$?" >> /lab/out/stress.tap
+	wait \$fuzz
+	echo "# exit status: \$?" >> /lab/out/fuzz.tap
+fi
 patterngen $pattern_seed $pattern_bytes > /lab/out/pattern.bin || rc=1
 i=1
 while [ \$i -le $log_lines ]; do echo "crossing line \$i"; i=\$((i + 1)); done

@@ -127,6 +127,16 @@ expect 2 "unknown ARCH 'bogus'" "make bench: an unknown ARCH is refused" -- \
 expect 1 "unknown mode 'slow'" "bench.sh: an unknown mode is refused" -- \
 	"$S/bench.sh" arm64 slow
 
+expect 1 "SECONDS must be a positive integer, not '10m'" \
+	"stress.sh: a bad duration is refused" -- "$S/stress.sh" arm64 1 10m
+printf 'seconds 5\nmarks x\n' > "$tmp/stress.txt"
+expect 1 'stress.txt:2: expected' \
+	"reliability-report: a malformed figures file is named by line" -- \
+	python3 "$S/reliability-report.py" "$tmp/rel.md" "$tmp/stress.txt" \
+	"$tmp/stress.txt" arm64 r 0 0
+ok "$([ ! -e "$tmp/rel.md" ]; echo $?)" \
+	"reliability-report: nothing is written from a malformed file"
+
 # --- bench-report.py ---------------------------------------------------
 br=$S/bench-report.py
 bench_csv()

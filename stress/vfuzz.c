@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vfuzz: random, often invalid, calls on volatile and ordinary memory
+ * and on ashmem, with a reproducible seed.  Mappings live in 64 slots of
+ * a window this program owns, so it always knows what an address range
+ * holds and which result the contract (docs: volatile-semantics.md,
+ * ashmem-behavior.md) demands:
+ *   madvise VOLATILE/NONVOLATILE: unaligned start or length, a wrapping
+ *     range: EINVAL; a hole: ENOMEM; a shared, file-backed or mlocked
+ *     mapping: EINVAL; private anonymous memory: 0 (NONVOLATILE: 0 or 1);
+ *   process_madvise with either advice: EINVAL;
+ *   ashmem: unknown commands ENOTTY, bad pointers EFAULT, PIN/UNPIN
+ *     without a backing file or with a bad interval EINVAL, SET_SIZE
+ *     after mmap EINVAL, a non-ashmem fd ENOTTY.
+ * mmap, munmap, mremap, mprotect, mlock and fork are mixed in.  Any
+ * other answer is a mismatch, printed with the seed and call number.
+ *
+ *   vfuzz [--seconds N] [--seed S] [--report FILE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/ashmem.h>
+#include <linux/mman.h>
+
+#include "tap.h"
+
+#define SLOTS 64
+#define SLOT_PAGES 16
+
+enum kind { HOLE, PRIVATE, SHARED, FILEMAP, LOCKED, KINDS };
+
+static struct {
+	char *window;
+	size_t slot_len;
+	enum kind slot[SLOTS];
+	int memfd;
+	int ash[4];
+	bool ash_mapped[4];
+	uint64_t seed, call;
+	uint64_t calls, invalid, mismatches, forks, per_kind[KINDS];
+} f;
+
+static size_t page_size;
+
+static uint64_t rnd(void)
+{
+	f.seed ^= f.seed << 13;
+	f.seed ^= f.seed >> 7;
+	f.seed ^= f.seed << 17;
+	return f.seed;
+}
+
+static void expect(const char *what, long got, int err, long want,
+		   bool any_nonneg)
+{
+	bool ok;
+
+	f.calls++;
+	if (want < 0)
+		f.invalid++;
+	if (want < 0)
+		ok = got == -1 && err == -want;
+	else if (any_nonneg)
+		ok = got >= 0 && got <= want;
+	else
+		ok = got == want;
+	if (!ok && f.mismatches++ < 10)
+		tap_diag("mismatch at call %llu: %s returned %ld (errno %d), expected %ld",
+			 (unsigned long long)f.call, what, got,
+			 got < 0 ? err : 0, want);
+}
+
+static char *slot_addr(int i)
+{
+	return f.window + i * f.slot_len;
+}
+
+static void slot_set(int i, enum kind k)
+{
+	char *a = slot_addr(i);
+	void *p = MAP_FAILED;
+
+	munmap(a, f.slot_len);
+	switch (k) {
+	case HOLE:
+		break;
+	case PRIVATE:
+	case LOCKED:
+		p = mmap(a, f.slot_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (p != MAP_FAILED && k == LOCKED && mlock(p, f.slot_len))
+			k = PRIVATE;
+		break;
+	case SHARED:
+		p = mmap(a, f.slot_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		break;
+	case FILEMAP:
+		p = mmap(a, f.slot_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_FIXED_NOREPLACE, f.memfd, 0);
+		break;
+	case KINDS:
+		break;
+	}
+	if (k != HOLE && p == MAP_FAILED)
+		k = HOLE;
+	f.slot[i] = k;
+	if (k == PRIVATE || k == LOCKED)
+		memset(a, 0x5a, page_size);
+}
+
+/* The result madvise(VOLATILE or NONVOLATILE) must give. */
+static long madvise_contract(char *addr, size_t len, bool nonvolatile,
+			     bool *any)
+{
+	size_t off;
+	bool hole = false, bad = false;
+
+	*any = false;
+	if ((uintptr_t)addr % page_size || len % page_size)
+		return -EINVAL;
+	if ((uintptr_t)addr + len < (uintptr_t)addr)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	for (off = 0; off < len; off += page_size) {
+		int i = (addr + off - f.window) / f.slot_len;
+
+		if (f.slot[i] == HOLE)
+			hole = true;
+		else if (f.slot[i] != PRIVATE)
+			bad = true;
+	}
+	/* The checks run VMA by VMA: which error wins depends on order. */
+	if (hole && bad)
+		return 1;	/* either ENOMEM or EINVAL */
+	if (hole)
+		return -ENOMEM;
+	if (bad)
+		return -EINVAL;
+	*any = nonvolatile;
+	return nonvolatile ? 1 : 0;
+}
+
+static void fuzz_madvise(void)
+{
+	size_t pages = SLOTS * SLOT_PAGES;
+	size_t first = rnd() % pages, count = rnd() % 40;
+	bool nonvolatile = rnd() & 1, any;
+	char *addr = f.window + first * page_size;
+	size_t len = count * page_size;
+	int kind = rnd() % 16;
+	long want, got;
+
+	if (first + count > pages)
+		count = pages - first, len = count * page_size;
+	if (kind == 0)
+		addr += 1 + rnd() % (page_size - 1);	/* unaligned start */
+	else if (kind == 1)
+		len += 1 + rnd() % (page_size - 1);	/* unaligned length */
+	else if (kind == 2)
+		len = -(uintptr_t)addr + page_size;	/* wraps */
+	want = madvise_contract(addr, len, nonvolatile, &any);
+	errno = 0;
+	got = madvise(addr, len, nonvolatile ? MADV_NONVOLATILE :
+		      MADV_VOLATILE);
+	if (want == 1 && !any) {
+		/* A hole and a bad mapping: either error is right. */
+		f.calls++;
+		f.invalid++;
+		if (!(got == -1 && (errno == ENOMEM || errno == EINVAL)) &&
+		    f.mismatches++ < 10)
+			tap_diag("mismatch at call %llu: mixed range returned %ld (errno %d)",
+				 (unsigned long long)f.call, got, errno);
+		return;
+	}
+	{
+		uint64_t before = f.mismatches;
+		char kinds[SLOTS + 1] = "";
+		size_t off, n = 0;
+
+		expect(nonvolatile ? "MADV_NONVOLATILE" : "MADV_VOLATILE",
+		       got, errno, want, any);
+		if (f.mismatches == before || f.mismatches > 10)
+			return;
+		for (off = 0; off < len && n < SLOTS &&
+		     addr + off < f.window + SLOTS * f.slot_len;
+		     off += f.slot_len)
+			kinds[n++] = "hpsfl"[f.slot[(addr + off - f.window) /
+						    f.slot_len]];
+		kinds[n] = '\0';
+		tap_diag("  range at page %zu, %zu bytes, slots %s",
+			 first, len, kinds);
+	}
+}
+
+static void fuzz_process_madvise(void)
+{
+	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	int i = rnd() % SLOTS;
+	struct iovec iov = { slot_addr(i), page_size };
+	long got;
+
+	if (pidfd < 0)
+		return;
+	errno = 0;
+	got = syscall(SYS_process_madvise, pidfd, &iov, 1,
+		      rnd() & 1 ? MADV_VOLATILE : MADV_NONVOLATILE, 0);
+	expect("process_madvise", got, errno, -EINVAL, false);
+	close(pidfd);
+}
+
+static void fuzz_mapping(void)
+{
+	int i = rnd() % SLOTS, op = rnd() % 6;
+	char *a = slot_addr(i);
+
+	f.calls++;
+	switch (op) {
+	case 0:
+		slot_set(i, rnd() % KINDS);
+		break;
+	case 1:
+		if (f.slot[i] == PRIVATE)
+			mprotect(a, f.slot_len, rnd() & 1 ? PROT_READ :
+				 PROT_READ | PROT_WRITE);
+		break;
+	case 2:
+		if (f.slot[i] == PRIVATE) {
+			/* A failed mlock (say, over a purged page) may leave
+			 * the VMA half done: the slot is remade.
+			 */
+			if (mlock(a, f.slot_len))
+				slot_set(i, HOLE);
+			else
+				f.slot[i] = LOCKED;
+		} else if (f.slot[i] == LOCKED) {
+			munlock(a, f.slot_len);
+			f.slot[i] = PRIVATE;
+		}
+		break;
+	case 3: {
+		/* Move a private slot into a hole, volatile marks and all. */
+		int j = rnd() % SLOTS;
+
+		if (f.slot[i] == PRIVATE && f.slot[j] == HOLE &&
+		    mremap(a, f.slot_len, f.slot_len,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, slot_addr(j)) !=
+			    MAP_FAILED) {
+			f.slot[j] = PRIVATE;
+			f.slot[i] = HOLE;
+		}
+		break;
+	}
+	case 4:
+		/* Touch: a purged volatile page may SIGBUS, so only read
+		 * pages made nonvolatile first.
+		 */
+		if (f.slot[i] == PRIVATE &&
+		    madvise(a, f.slot_len, MADV_NONVOLATILE) >= 0 &&
+		    !mprotect(a, f.slot_len, PROT_READ | PROT_WRITE))
+			a[rnd() % f.slot_len] = 1;
+		break;
+	case 5:
+		if (f.slot[i] == PRIVATE)
+			madvise(a, f.slot_len, MADV_DONTNEED);
+		break;
+	}
+}
+
+static const unsigned long ash_cmds[] = {
+	ASHMEM_SET_NAME, ASHMEM_GET_NAME, ASHMEM_SET_SIZE, ASHMEM_GET_SIZE,
+	ASHMEM_SET_PROT_MASK, ASHMEM_GET_PROT_MASK, ASHMEM_PIN, ASHMEM_UNPIN,
+	ASHMEM_GET_PIN_STATUS, ASHMEM_PURGE_ALL_CACHES,
+};
+
+static void fuzz_ashmem(void)
+{
+	int n = rnd() % 4, fd = f.ash[n], op = rnd() % 10;
+	struct ashmem_pin pin;
+	long got;
+
+	if (op == 0) {
+		/* A new area, or a mapping that creates the backing file. */
+		if (rnd() & 1) {
+			close(fd);
+			f.ash[n] = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
+			f.ash_mapped[n] = false;
+			ioctl(f.ash[n], ASHMEM_SET_SIZE,
+			      (1 + rnd() % 8) * page_size);
+		} else if (!f.ash_mapped[n]) {
+			void *p = mmap(NULL, page_size, PROT_READ, MAP_SHARED,
+				       fd, 0);
+
+			if (p != MAP_FAILED) {
+				munmap(p, page_size);
+				f.ash_mapped[n] = true;
+			}
+		}
+		f.calls++;
+		return;
+	}
+	if (op == 1) {
+		unsigned long cmd = _IOC(rnd() % 4, 0x77, 12 + rnd() % 200,
+					 rnd() % 64);
+
+		errno = 0;
+		got = ioctl(fd, cmd, rnd());
+		expect("unknown ashmem ioctl", got, errno, -ENOTTY, false);
+		return;
+	}
+	if (op == 2) {
+		unsigned long cmd = ash_cmds[6 + rnd() % 3];
+
+		errno = 0;
+		got = ioctl(fd, cmd, (void *)(uintptr_t)(rnd() % 4096));
+		expect("ashmem pin ioctl with a bad pointer", got, errno,
+		       -EFAULT, false);
+		return;
+	}
+	if (op == 3) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		errno = 0;
+		got = ioctl(null, ash_cmds[rnd() % 10], 0);
+		expect("ashmem ioctl on /dev/null", got, errno, -ENOTTY,
+		       false);
+		close(null);
+		return;
+	}
+	if (op == 4) {
+		pin.offset = rnd() % 3 == 0 ? 1 + rnd() % 4095 :
+			(rnd() % 16) * page_size;
+		pin.len = (rnd() % 16) * page_size + (rnd() & 1);
+		if (!(pin.offset % page_size) && !(pin.len % page_size))
+			pin.len += 1;	/* keep it invalid */
+		errno = 0;
+		got = ioctl(fd, ASHMEM_PIN + (rnd() % 2), &pin);
+		expect("ashmem PIN/UNPIN with a bad interval", got, errno,
+		       -EINVAL, false);
+		return;
+	}
+	if (op == 5 && f.ash_mapped[n]) {
+		errno = 0;
+		got = ioctl(fd, ASHMEM_SET_SIZE, rnd() % (1 << 20));
+		expect("ashmem SET_SIZE after mmap", got, errno, -EINVAL,
+		       false);
+		return;
+	}
+	if (op == 6 && !f.ash_mapped[n]) {
+		pin.offset = 0;
+		pin.len = 0;
+		errno = 0;
+		got = ioctl(fd, ash_cmds[6 + rnd() % 3], &pin);
+		expect("ashmem pin ioctl before mmap", got, errno, -EINVAL,
+		       false);
+		return;
+	}
+	/*
+	 * Anything, with random arguments: only the kernel must survive.
+	 * A pointer argument points at a buffer big enough for any of
+	 * the commands (GET_NAME writes 256 bytes).
+	 */
+	{
+		static uint64_t buf[ASHMEM_NAME_LEN / 8 + 1];
+		size_t w;
+
+		for (w = 0; w < sizeof(buf) / 8; w++)
+			buf[w] = rnd();
+		f.calls++;
+		ioctl(fd, ash_cmds[rnd() % 10], rnd() & 1 ?
+		      (unsigned long)buf : (unsigned long)(rnd() | 1ULL << 63));
+	}
+}
+
+static void one_call(void)
+{
+	unsigned int op = rnd() % 100;
+
+	f.call++;
+	if (op < 45)
+		fuzz_madvise();
+	else if (op < 50)
+		fuzz_process_madvise();
+	else if (op < 70)
+		fuzz_mapping();
+	else if (op < 99)
+		fuzz_ashmem();
+	else {
+		pid_t pid = fork();
+		int status, i;
+
+		if (pid == 0) {
+			/*
+			 * mlock is not inherited, and the ashmem areas are
+			 * shared with the parent, whose bookkeeping a child
+			 * must not change: the child gets areas of its own.
+			 */
+			for (i = 0; i < SLOTS; i++)
+				if (f.slot[i] == LOCKED)
+					f.slot[i] = PRIVATE;
+			for (i = 0; i < 4; i++) {
+				close(f.ash[i]);
+				f.ash[i] = open("/dev/ashmem",
+						O_RDWR | O_CLOEXEC);
+				f.ash_mapped[i] = false;
+				ioctl(f.ash[i], ASHMEM_SET_SIZE, page_size);
+			}
+			for (i = 0; i < 50; i++)
+				one_call();
+			_exit(f.mismatches ? 1 : 0);
+		}
+		f.forks++;
+		f.calls++;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (f.mismatches++ < 10)
+				tap_diag("mismatch at call %llu: forked child ended with %#x",
+					 (unsigned long long)f.call, status);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seconds", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "report", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *report = NULL;
+	uint64_t seed = 20261203, deadline;
+	long seconds = 60;
+	struct timespec ts;
+	int opt, i;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		char *end;
+
+		switch (opt) {
+		case 't':
+			seconds = strtol(optarg, &end, 10);
+			if (*end || seconds < 1 || seconds > 86400) {
+				fprintf(stderr, "vfuzz: bad --seconds '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 10);
+			if (*end || !seed) {
+				fprintf(stderr, "vfuzz: bad --seed '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			report = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: vfuzz [--seconds N] [--seed S] [--report FILE]\n");
+			return 2;
+		}
+	}
+	page_size = sysconf(_SC_PAGESIZE);
+	f.seed = seed;
+	f.slot_len = SLOT_PAGES * page_size;
+	tap_plan(2);
+	tap_diag("vfuzz: %ld s, seed %llu (repeat with --seed %llu)", seconds,
+		 (unsigned long long)seed, (unsigned long long)seed);
+	f.window = mmap(NULL, SLOTS * f.slot_len, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f.memfd = memfd_create("vfuzz", MFD_CLOEXEC);
+	if (f.window == MAP_FAILED || f.memfd < 0 ||
+	    ftruncate(f.memfd, f.slot_len))
+		tap_bail("setup: %s", strerror(errno));
+	munmap(f.window, SLOTS * f.slot_len);
+	for (i = 0; i < SLOTS; i++)
+		slot_set(i, rnd() % KINDS);
+	for (i = 0; i < 4; i++) {
+		f.ash[i] = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
+		ioctl(f.ash[i], ASHMEM_SET_SIZE, (1 + i) * page_size);
+	}
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	deadline = ts.tv_sec + seconds;
+	do {
+		for (i = 0; i < 1000; i++)
+			one_call();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	} while ((uint64_t)ts.tv_sec < deadline);
+	for (i = 0; i < SLOTS; i++)
+		f.per_kind[f.slot[i]]++;
+
+	tap_diag("%llu calls, %llu invalid with a documented errno, %llu forks; slots at the end: %llu hole, %llu private, %llu shared, %llu file, %llu locked",
+		 (unsigned long long)f.calls, (unsigned long long)f.invalid,
+		 (unsigned long long)f.forks,
+		 (unsigned long long)f.per_kind[HOLE],
+		 (unsigned long long)f.per_kind[PRIVATE],
+		 (unsigned long long)f.per_kind[SHARED],
+		 (unsigned long long)f.per_kind[FILEMAP],
+		 (unsigned long long)f.per_kind[LOCKED]);
+	tap_result(f.mismatches == 0,
+		   "every answer matched the contract (%llu mismatches; seed %llu)",
+		   (unsigned long long)f.mismatches,
+		   (unsigned long long)seed);
+	tap_result(f.invalid > 0 && f.forks > 0,
+		   "invalid calls and forks were exercised (%llu, %llu)",
+		   (unsigned long long)f.invalid,
+		   (unsigned long long)f.forks);
+	if (report) {
+		FILE *out = fopen(report, "we");
+
+		if (out) {
+			fprintf(out, "seconds %ld\nseed %llu\ncalls %llu\ninvalid %llu\nmismatches %llu\nforks %llu\n",
+				seconds, (unsigned long long)seed,
+				(unsigned long long)f.calls,
+				(unsigned long long)f.invalid,
+				(unsigned long long)f.mismatches,
+				(unsigned long long)f.forks);
+			fclose(out);
+		}
+	}
+	return tap_finish();
+}
