@@ -36,6 +36,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cgroup.h"
+#include "proc.h"
 
 /* The cache process's own memory, left out of the lru budget. */
 #define FOOTPRINT (4 * MIB)
@@ -230,12 +231,8 @@ static void competitor(long limit_mib, struct counters *c)
 	long peak = (limit_mib ? limit_mib : 64) / 4, n = 0, dir = 1;
 	char **chunks = calloc(peak + 1, sizeof(*chunks));
 	struct timespec pause = { 0, 2000000 };
-	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
 
-	if (adj) {
-		fputs("1000\n", adj);
-		fclose(adj);
-	}
+	set_oom_score_adj(1000);
 	while (chunks && !c->stop) {
 		if (dir > 0) {
 			chunks[n] = malloc(MIB);

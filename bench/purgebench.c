@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cgroup.h"
+#include "proc.h"
 
 /* What the limit leaves beyond the unpinned data: the program itself. */
 #define HEADROOM (16 * MIB)
@@ -78,15 +79,11 @@ struct stalls {
 static void foreground(size_t mib, struct stalls *out)
 {
 	struct samples s = { 0 };
-	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
 	size_t i, off;
 	char *p;
 
 	/* The foreground, not the region's owner, is the OOM victim. */
-	if (adj) {
-		fputs("1000\n", adj);
-		fclose(adj);
-	}
+	set_oom_score_adj(1000);
 	p = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
@@ -105,20 +102,6 @@ static void foreground(size_t mib, struct stalls *out)
 	_exit(0);
 }
 
-static long meminfo_mib(const char *field)
-{
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)) &&
-		    line[strlen(field)] == ':')
-			sscanf(line + strlen(field) + 1, "%ld", &kb);
-	if (f)
-		fclose(f);
-	return kb / 1024;
-}
 
 int main(int argc, char **argv)
 {
@@ -181,21 +164,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "limit") &&
 	    cg_write_u64(cg, "memory.max", mib * MIB + HEADROOM))
 		die("%s: cannot set memory.max: %m", prog);
-	{
-		/* Not the owner: the foreground is OOM-killed first. */
-		FILE *adj = fopen("/proc/self/oom_score_adj", "we");
-
-		if (adj) {
-			fputs("-1000\n", adj);
-			fclose(adj);
-		}
-	}
+	/* Not the owner: the foreground is OOM-killed first. */
+	set_oom_score_adj(-1000);
 
 	if (region_create(&r, b, mib * MIB))
 		die("%s: cannot create a %ld MiB region: %m", prog, mib);
 	content_fill(r.map, r.len, 3);
 	/* Before the unpin, so that dontneed's release is not counted free. */
-	free_mib = meminfo_mib("MemFree");
+	free_mib = meminfo_kb("MemFree") / 1024;
 	lazy0 = vmstat("pglazyfreed");
 	vol0 = vmstat("pgvolatile_purged");
 	t0 = now_ns();

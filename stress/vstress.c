@@ -43,6 +43,7 @@
 #include <linux/mman.h>
 
 #include "cgroup.h"
+#include "proc.h"
 #include "tap.h"
 
 #define MIB (1024UL * 1024)
@@ -341,14 +342,9 @@ static void reclaimer(uint64_t seed)
 
 			if (pid == 0) {
 				size_t len = 56 * MIB, off;
-				FILE *adj = fopen("/proc/self/oom_score_adj",
-						  "we");
 				char *q;
 
-				if (adj) {
-					fputs("1000\n", adj);
-					fclose(adj);
-				}
+				set_oom_score_adj(1000);
 				q = mmap(NULL, len, PROT_READ | PROT_WRITE,
 					       MAP_PRIVATE | MAP_ANONYMOUS,
 					       -1, 0);
@@ -381,12 +377,7 @@ static pid_t spawn(void (*fn)(uint64_t), uint64_t seed)
 
 	if (pid == 0) {
 		/* Workers are never the OOM killer's choice: bursts are. */
-		FILE *adj = fopen("/proc/self/oom_score_adj", "we");
-
-		if (adj) {
-			fputs("-1000\n", adj);
-			fclose(adj);
-		}
+		set_oom_score_adj(-1000);
 		fn(seed);
 	}
 	return pid;

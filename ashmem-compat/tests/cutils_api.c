@@ -23,6 +23,7 @@
 #include <cutils/ashmem.h>
 
 #include "cgroup.h"
+#include "proc.h"
 #include "tap.h"
 
 #define MIB (1024UL * 1024)
@@ -311,20 +312,6 @@ static void test_cgroup_reclaim(void)
 	region_close(fd, p, pages);
 }
 
-static long meminfo_kb(const char *field)
-{
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)) &&
-		    line[strlen(field)] == ':')
-			sscanf(line + strlen(field) + 1, "%ld", &kb);
-	if (f)
-		fclose(f);
-	return kb;
-}
 
 struct hog {
 	size_t mib;
@@ -365,7 +352,6 @@ static uint64_t purge_progress(const struct hog *h)
 static int hog_child(void *arg)
 {
 	struct hog *h = arg;
-	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
 	uint64_t start;
 	size_t i, off;
 	char *p;
@@ -374,7 +360,7 @@ static int hog_child(void *arg)
 	if (compat)
 		munmap(h->region, h->region_len);
 	start = purge_progress(h);
-	if (!adj || fputs("1000\n", adj) < 0 || fclose(adj))
+	if (set_oom_score_adj(1000))
 		return 4;
 	p = mmap(NULL, h->mib * MIB, PROT_RW, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
@@ -389,18 +375,6 @@ static int hog_child(void *arg)
 	return 3;
 }
 
-static int run_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	waitpid(pid, &status, 0);
-	return status;
-}
 
 /* Read page @i of @p in a child: 0 zeros, 1 data, 2 SIGBUS, else -1. */
 static int probe_page(const char *p, size_t i)

@@ -28,6 +28,7 @@
 #include <linux/ashmem.h>
 
 #include "cgroup.h"
+#include "proc.h"
 #include "tap.h"
 #include "vr_util.h"
 
@@ -480,19 +481,6 @@ static int unprivileged_purge(void *arg)
 	return purge_all_fd(fd) == -EPERM ? 0 : 11;
 }
 
-/* Run @fn(@arg) in a forked child; return its wait status. */
-static int run_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	waitpid(pid, &status, 0);
-	return status;
-}
 
 static void test_purge_permission(void)
 {
@@ -510,20 +498,6 @@ static void test_purge_permission(void)
 	close(fd);
 }
 
-static long meminfo_kb(const char *field)
-{
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)) &&
-		    line[strlen(field)] == ':')
-			sscanf(line + strlen(field) + 1, "%ld", &kb);
-	if (f)
-		fclose(f);
-	return kb;
-}
 
 /*
  * Touch anonymous memory 1 MiB at a time, up to @arg MiB, until the
@@ -535,10 +509,9 @@ static int hog_child(void *arg)
 {
 	size_t mib = *(size_t *)arg, i, off;
 	long shmem = meminfo_kb("Shmem");
-	FILE *adj = fopen("/proc/self/oom_score_adj", "we");
 	char *p;
 
-	if (!adj || fputs("1000\n", adj) < 0 || fclose(adj))
+	if (set_oom_score_adj(1000))
 		return 4;
 
 	p = mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,

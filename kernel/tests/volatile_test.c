@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "proc.h"
 #include "tap.h"
 #include "vr_util.h"
 
@@ -303,19 +304,6 @@ static void test_reclaim_purge(void)
 	munmap(nonvol, keep * page_size);
 }
 
-/* Run @fn(@arg) in a forked child; return its wait status. */
-static int run_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	waitpid(pid, &status, 0);
-	return status;
-}
 
 /* @arg names the limit: "memory.max" or "memory.high". */
 static int memory_limit_child(void *arg)
@@ -384,19 +372,6 @@ static int hog_child(void *arg)
 	return 3;
 }
 
-static long meminfo_kb(const char *field)
-{
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
-	long kb = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)))
-			sscanf(line + strlen(field), ": %ld", &kb);
-	if (f)
-		fclose(f);
-	return kb;
-}
 
 static void test_global_pressure(void)
 {
