@@ -42,6 +42,14 @@ def main(argv):
         "`make stress` run (`vstress` and `vfuzz` side by side, "
         "`stress/`); no number here is typed by hand.",
         "",
+        "Reclaim came from `memory.reclaim` and 56 MiB bursts past "
+        "`memory.high` in the workers' cgroup, `MADV_PAGEOUT` on volatile "
+        "ranges, `ASHMEM_PURGE_ALL_CACHES`, a cache worker in a cgroup "
+        "whose `memory.max` is half its data, and global bursts from the "
+        "root cgroup (MemFree + 16 MiB) that make the whole guest reclaim "
+        "(the ashmem shrinker included) or bring the OOM killer to the "
+        "burst itself.  A range reported intact is checked byte for byte.",
+        "",
         "| setting | value |", "|---|---|",
         f"| kernel | {release} ({variant}) |",
         f"| duration | {s.get('seconds', 0)} s |",
@@ -69,6 +77,21 @@ def main(argv):
         ("reclaims", "memory.reclaim writes"),
         ("bursts", "56 MiB allocation bursts past memory.high (64 MiB; memory.max 128 MiB)"),
         ("purge_all", "ASHMEM_PURGE_ALL_CACHES"),
+        ("pageouts", "MADV_PAGEOUT on a volatile range (madvise or "
+         "process_madvise)"),
+        ("pageout_purged", "... then MADV_NONVOLATILE answers 1"),
+        ("cache_rounds", "cache rounds under memory.max 8 MiB "
+         "(16 MiB of volatile chunks)"),
+        ("cache_intact", "... chunk kept"),
+        ("cache_purged", "... chunk purged"),
+        ("tight_max_events", "... memory.events max"),
+        ("tight_oom_events", "... memory.events oom (must be 0)"),
+        ("global_bursts", "global bursts (MemFree + 16 MiB from the root "
+         "cgroup)"),
+        ("global_oom_kills", "... ended by the OOM killer taking the "
+         "burst"),
+        ("global_purged", "volatile purges overlapping a global burst"),
+        ("ash_global_purged", "ashmem purges overlapping a global burst"),
         ("bytes_verified", "bytes verified"),
         ("lost_bytes", "bytes lost (volatile)"),
         ("ash_lost_bytes", "bytes lost (ashmem)"),

@@ -8,7 +8,13 @@
  *   madvise VOLATILE/NONVOLATILE: unaligned start or length, a wrapping
  *     range: EINVAL; a hole: ENOMEM; a shared, file-backed or mlocked
  *     mapping: EINVAL; private anonymous memory: 0 (NONVOLATILE: 0 or 1);
- *   process_madvise with either advice: EINVAL;
+ *   process_madvise: flags: EINVAL; an unreadable iovec: EFAULT; more
+ *     than IOV_MAX (UIO_MAXIOV) of them: EINVAL; a bad or non-pid fd:
+ *     EBADF; a reaped process: ESRCH; VOLATILE, NONVOLATILE or another advice it does not
+ *     take: EINVAL; MADV_COLD, MADV_PAGEOUT, MADV_WILLNEED on 1-3 ranges
+ *     of this process: as madvise, range by range (unaligned start
+ *     EINVAL; COLD and PAGEOUT on mlocked memory EINVAL, which beats a
+ *     hole's ENOMEM), and the bytes of the ranges done before a failure;
  *   ashmem: unknown commands ENOTTY, bad pointers EFAULT, PIN/UNPIN
  *     without a backing file or with a bad interval EINVAL, SET_SIZE
  *     after mmap EINVAL, a non-ashmem fd ENOTTY.
@@ -21,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,9 +44,11 @@
 #include <linux/ashmem.h>
 #include <linux/mman.h>
 
+#include "proc.h"
 #include "tap.h"
 
 #define SLOTS 64
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SLOT_PAGES 16
 
 enum kind { HOLE, PRIVATE, SHARED, FILEMAP, LOCKED, KINDS };
@@ -49,6 +58,7 @@ static struct {
 	size_t slot_len;
 	enum kind slot[SLOTS];
 	int memfd;
+	int self_pidfd, reaped_pidfd;
 	int ash[4];
 	bool ash_mapped[4];
 	uint64_t seed, call;
@@ -211,20 +221,104 @@ static void fuzz_madvise(void)
 	}
 }
 
+/* The result do_madvise() must give MADV_COLD, PAGEOUT or WILLNEED. */
+static long lru_contract(const char *addr, size_t len, int advice)
+{
+	bool hole = false, locked = false;
+	size_t off;
+
+	if ((uintptr_t)addr % page_size)
+		return -EINVAL;
+	len = (len + page_size - 1) / page_size * page_size;
+	for (off = 0; off < len; off += page_size) {
+		enum kind k = f.slot[(addr + off - f.window) / f.slot_len];
+
+		hole |= k == HOLE;
+		locked |= k == LOCKED;
+	}
+	/* The VMA walk goes on past holes but stops at a refused VMA. */
+	if (locked && advice != MADV_WILLNEED)
+		return -EINVAL;
+	return hole ? -ENOMEM : 0;
+}
+
+/*
+ * One process_madvise call with at most one thing wrong, in the order the
+ * kernel checks: flags, the iovec array, the pidfd, the advice; then the
+ * ranges one by one.
+ */
 static void fuzz_process_madvise(void)
 {
-	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
-	int i = rnd() % SLOTS;
-	struct iovec iov = { slot_addr(i), page_size };
-	long got;
+	static const int lru[] = { MADV_COLD, MADV_PAGEOUT, MADV_WILLNEED };
+	static const int refused[] = {
+		MADV_VOLATILE, MADV_NONVOLATILE, MADV_DONTNEED, MADV_FREE,
+		MADV_HUGEPAGE, -1, 1000
+	};
+	size_t pages = SLOTS * SLOT_PAGES, n = 1 + rnd() % 3, i, done = 0;
+	int advice = lru[rnd() % 3], pidfd = f.self_pidfd;
+	unsigned int flags = 0, fault = rnd() % 12;
+	const struct iovec *vec;
+	struct iovec iov[3];
+	size_t vlen = n;
+	long want = 0, got;
 
-	if (pidfd < 0)
-		return;
+	for (i = 0; i < n; i++) {
+		size_t first = rnd() % pages, count = 1 + rnd() % 40;
+		char *addr;
+
+		if (first + count > pages)
+			count = pages - first;
+		addr = f.window + first * page_size;
+		iov[i].iov_base = addr;
+		iov[i].iov_len = count * page_size;
+		if (rnd() % 16 == 0)
+			iov[i].iov_base = addr + 1 + rnd() % (page_size - 1);
+		else if (rnd() % 8 == 0)	/* rounded up: allowed */
+			iov[i].iov_len -= rnd() % page_size;
+	}
+	vec = iov;
+	switch (fault) {
+	case 0:
+		flags = 1 + rnd() % 0xffffffffULL;
+		want = -EINVAL;
+		break;
+	case 1:
+		vec = (const struct iovec *)16;	/* below mmap_min_addr */
+		want = -EFAULT;
+		break;
+	case 2:
+		vlen = IOV_MAX + 1 + rnd() % 4;
+		want = -EINVAL;
+		break;
+	case 3:
+		pidfd = rnd() & 1 ? f.memfd : -1 - (int)(rnd() % 4);
+		want = -EBADF;
+		break;
+	case 4:
+		pidfd = f.reaped_pidfd;
+		want = -ESRCH;
+		break;
+	case 5:
+		advice = refused[rnd() % ARRAY_SIZE(refused)];
+		want = -EINVAL;
+		break;
+	default:
+		for (i = 0; i < n; i++) {
+			long r = lru_contract(iov[i].iov_base, iov[i].iov_len,
+					      advice);
+
+			if (r < 0) {
+				want = done ? (long)done : r;
+				break;
+			}
+			done += iov[i].iov_len;
+		}
+		if (i == n)
+			want = done;
+	}
 	errno = 0;
-	got = syscall(SYS_process_madvise, pidfd, &iov, 1,
-		      rnd() & 1 ? MADV_VOLATILE : MADV_NONVOLATILE, 0);
-	expect("process_madvise", got, errno, -EINVAL, false);
-	close(pidfd);
+	got = syscall(SYS_process_madvise, pidfd, vec, vlen, advice, flags);
+	expect("process_madvise", got, errno, want, false);
 }
 
 static void fuzz_mapping(void)
@@ -390,6 +484,22 @@ static void fuzz_ashmem(void)
 	}
 }
 
+/* A pidfd of a child that has exited and been reaped. */
+static int reaped_pidfd(void)
+{
+	pid_t pid = fork();
+	int pidfd;
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return -1;
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (waitpid(pid, NULL, 0) != pid)
+		return -1;
+	return pidfd;
+}
+
 static void one_call(void)
 {
 	unsigned int op = rnd() % 100;
@@ -423,6 +533,9 @@ static void one_call(void)
 				f.ash_mapped[i] = false;
 				ioctl(f.ash[i], ASHMEM_SET_SIZE, page_size);
 			}
+			/* process_madvise must name this process. */
+			close(f.self_pidfd);
+			f.self_pidfd = syscall(SYS_pidfd_open, getpid(), 0);
 			for (i = 0; i < 50; i++)
 				one_call();
 			_exit(f.mismatches ? 1 : 0);
@@ -493,6 +606,12 @@ int main(int argc, char **argv)
 	    ftruncate(f.memfd, f.slot_len))
 		tap_bail("setup: %s", strerror(errno));
 	munmap(f.window, SLOTS * f.slot_len);
+	f.self_pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	f.reaped_pidfd = reaped_pidfd();
+	/* vstress's global bursts bring the OOM killer: not to this one. */
+	if (f.self_pidfd < 0 || f.reaped_pidfd < 0 ||
+	    set_oom_score_adj(-1000))
+		tap_bail("setup: %s", strerror(errno));
 	for (i = 0; i < SLOTS; i++)
 		slot_set(i, rnd() % KINDS);
 	for (i = 0; i < 4; i++) {

@@ -2,19 +2,33 @@
 /*
  * vstress: volatile ranges and ashmem under concurrency and reclaim, for a
  * bounded time.  Processes in cgroup lab-stress/work (memory.high 64 MiB,
- * memory.max 128 MiB):
+ * memory.max 128 MiB) unless said otherwise:
  *   volatile workers  fill a random range of their region with a known
  *                     pattern, mark it volatile, sometimes read a page of
  *                     it (SIGBUS is allowed only for a purged page), mark
  *                     it nonvolatile and check the answer against every
  *                     page; they also mprotect, mremap, munmap and map
  *                     again, fork children that check their copy, and
- *                     use a THP-backed region;
- *   an ashmem worker  the same with UNPIN / PIN on /dev/ashmem;
+ *                     use a THP-backed region; now and then they push
+ *                     the volatile range out with MADV_PAGEOUT
+ *                     (madvise or process_madvise) before unmarking it;
+ *   a cache worker    in lab-stress/tight, whose memory.max (8 MiB) is half
+ *                     its 16 MiB of data: it keeps every 1 MiB chunk
+ *                     volatile but the one it uses, so each refill makes
+ *                     the cgroup reclaim, and memory.max must purge
+ *                     instead of OOM-killing (memory.events "oom" stays 0);
+ *   an ashmem worker  the same as the volatile workers with UNPIN / PIN on
+ *                     /dev/ashmem;
  *   a reclaimer       memory.reclaim of random sizes, 56 MiB allocation
  *                     bursts that push the cgroup past memory.high (the
  *                     OOM killer's choice, should one come),
- *                     ASHMEM_PURGE_ALL_CACHES.
+ *                     ASHMEM_PURGE_ALL_CACHES, and every GLOBAL_PERIOD
+ *                     seconds a global burst: a child in the root cgroup
+ *                     allocates MemFree + 16 MiB, so the whole machine
+ *                     reclaims (the ashmem shrinker runs) or the OOM
+ *                     killer takes that child.  Nothing else of the
+ *                     reclaimer runs meanwhile, so a purge in the work
+ *                     cgroup during a global burst is global reclaim's.
  * A range reported intact must be intact byte for byte; a purge must be
  * reported; "purged" must name at least one zero-filled page.
  *
@@ -34,6 +48,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <sched.h>
 #include <time.h>
@@ -48,7 +64,10 @@
 
 #define MIB (1024UL * 1024)
 #define REGION (8 * MIB)
-#define VOLATILE_WORKERS 2
+#define CACHE_CHUNKS 16
+#define CHUNK MIB
+#define TIGHT_MAX (8 * MIB)
+#define GLOBAL_PERIOD 15
 
 /* Shared by every process; updated with atomic adds. */
 struct stats {
@@ -58,14 +77,33 @@ struct stats {
 	uint64_t ash_unpins, ash_pins_intact, ash_pins_purged;
 	uint64_t ash_lost_bytes, ash_false_reports, reclaims, bursts;
 	uint64_t purge_all, errors;
+	uint64_t pageouts, pageout_purged;
+	uint64_t cache_rounds, cache_intact, cache_purged;
+	uint64_t global_bursts, global_oom_kills;
+	uint64_t global_purged, ash_global_purged;
+	/* Odd while a global burst runs; bumped at its start and end. */
+	uint64_t global_epoch;
 	volatile int stop;
 };
 
 static struct stats *st;
 static size_t page_size;
-static char cg[CG_PATH_MAX];
+static char cg[CG_PATH_MAX], tight_cg[CG_PATH_MAX];
+/* This process's pidfd, for process_madvise; -1 in forked children. */
+static int self_pidfd = -1;
 
 #define ADD(field, n) __atomic_add_fetch(&st->field, (n), __ATOMIC_RELAXED)
+
+static uint64_t global_epoch(void)
+{
+	return __atomic_load_n(&st->global_epoch, __ATOMIC_ACQUIRE);
+}
+
+/* Did a global burst run at some time between @before and now? */
+static bool global_since(uint64_t before)
+{
+	return (before & 1) || global_epoch() != before;
+}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -167,12 +205,34 @@ static char *map_region(bool thp)
 	return p;
 }
 
+/*
+ * Reclaim the volatile range [@addr, @addr + @len) now, with madvise or
+ * process_madvise on this process; either must accept it whole.
+ */
+static void page_out(char *addr, size_t len, uint64_t *seed)
+{
+	struct iovec iov = { addr, len };
+	long r;
+
+	if (self_pidfd >= 0 && rnd(seed) & 1)
+		r = syscall(SYS_process_madvise, self_pidfd, &iov, 1,
+			    MADV_PAGEOUT, 0) == (long)len ? 0 : -1;
+	else
+		r = madvise(addr, len, MADV_PAGEOUT);
+	if (r)
+		ADD(errors, 1);
+	else
+		ADD(pageouts, 1);
+}
+
 /* One mark, maybe a read, one unmark and the check of every page. */
 static void volatile_round(char *p, uint64_t *seed, uint64_t gen)
 {
 	size_t pages = REGION / page_size;
 	size_t first = rnd(seed) % pages;
 	size_t count = 1 + rnd(seed) % (pages - first);
+	uint64_t epoch = global_epoch();
+	bool paged_out = false;
 	long faulted = -1;
 	int r;
 
@@ -185,6 +245,10 @@ static void volatile_round(char *p, uint64_t *seed, uint64_t gen)
 		return;
 	}
 	ADD(marks, 1);
+	if (rnd(seed) % 8 == 0) {
+		page_out(p + first * page_size, count * page_size, seed);
+		paged_out = true;
+	}
 	if (rnd(seed) % 4 == 0) {
 		size_t i = first + rnd(seed) % count;
 
@@ -208,6 +272,10 @@ static void volatile_round(char *p, uint64_t *seed, uint64_t gen)
 		return;
 	}
 	check_range(p, first, count, gen, r, faulted);
+	if (r == 1 && paged_out)
+		ADD(pageout_purged, 1);
+	if (r == 1 && !paged_out && global_since(epoch))
+		ADD(global_purged, 1);
 }
 
 static void volatile_worker(int id, uint64_t seed)
@@ -219,6 +287,9 @@ static void volatile_worker(int id, uint64_t seed)
 	sigaction(SIGBUS, &sa, NULL);
 	if (!p)
 		_exit(10);
+	self_pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (self_pidfd < 0)
+		_exit(12);
 	while (!st->stop) {
 		unsigned int op = rnd(&seed) % 32;
 
@@ -253,6 +324,9 @@ static void volatile_worker(int id, uint64_t seed)
 			if (pid == 0) {
 				uint64_t s2 = seed ^ 0x5555;
 
+				/* The pidfd names the parent. */
+				close(self_pidfd);
+				self_pidfd = -1;
 				volatile_round(p, &s2, gen + 1000000);
 				_exit(0);
 			}
@@ -263,6 +337,67 @@ static void volatile_worker(int id, uint64_t seed)
 			if (id == 0)
 				ADD(thp_rounds, 1);
 		}
+	}
+	_exit(0);
+}
+
+/*
+ * A purgeable cache under a tight memory.max: CACHE_CHUNKS chunks, all
+ * volatile but the one in use, twice as much data as the cgroup may hold.
+ * Each round unmarks a chunk, checks it against its last fill, refills
+ * and marks it again; the refill is what makes the cgroup reclaim.
+ */
+static void cache_worker(uint64_t seed)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	const size_t chunk_pages = CHUNK / page_size;
+	uint64_t gen[CACHE_CHUNKS], next_gen = 1;
+	char *p = mmap(NULL, CACHE_CHUNKS * CHUNK, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t c;
+
+	sigaction(SIGBUS, &sa, NULL);
+	if (p == MAP_FAILED)
+		_exit(40);
+	for (c = 0; c < CACHE_CHUNKS; c++) {
+		gen[c] = next_gen++;
+		fill(p, c * chunk_pages, chunk_pages, gen[c]);
+		if (madvise(p + c * CHUNK, CHUNK, MADV_VOLATILE))
+			_exit(41);
+	}
+	while (!st->stop) {
+		size_t first;
+		long faulted = -1;
+		int r;
+
+		c = rnd(&seed) % CACHE_CHUNKS;
+		first = c * chunk_pages;
+		if (rnd(&seed) % 4 == 0) {
+			size_t i = first + rnd(&seed) % chunk_pages;
+
+			if (read_faults(p, i)) {
+				ADD(sigbus, 1);
+				faulted = i;
+			}
+		}
+		r = madvise(p + c * CHUNK, CHUNK, MADV_NONVOLATILE);
+		if (r < 0) {
+			ADD(errors, 1);
+			break;
+		}
+		check_range(p, first, chunk_pages, gen[c], r, faulted);
+		ADD(cache_rounds, 1);
+		if (r)
+			ADD(cache_purged, 1);
+		else
+			ADD(cache_intact, 1);
+		gen[c] = next_gen++;
+		fill(p, first, chunk_pages, gen[c]);
+		if (madvise(p + c * CHUNK, CHUNK, MADV_VOLATILE)) {
+			ADD(errors, 1);
+			break;
+		}
+		ADD(marks, 1);
 	}
 	_exit(0);
 }
@@ -292,16 +427,24 @@ static void ashmem_worker(uint64_t seed)
 		size_t first = rnd(&seed) % pages;
 		size_t count = 1 + rnd(&seed) % (pages - first);
 		size_t i, zero = 0, bad = 0;
+		uint64_t epoch;
 		int r;
 
 		gen++;
 		fill(p, first, count, gen);
+		epoch = global_epoch();
 		if (ash_range(fd, ASHMEM_UNPIN, first, count)) {
 			ADD(errors, 1);
 			continue;
 		}
 		ADD(ash_unpins, 1);
-		sched_yield();
+		if (rnd(&seed) % 8 == 0) {
+			struct timespec pause = { 0, 2000000 };
+
+			nanosleep(&pause, NULL);
+		} else {
+			sched_yield();
+		}
 		r = ash_range(fd, ASHMEM_PIN, first, count);
 		if (r < 0) {
 			ADD(errors, 1);
@@ -318,6 +461,8 @@ static void ashmem_worker(uint64_t seed)
 			ADD(ash_lost_bytes, (zero + bad) * page_size);
 		} else {
 			ADD(ash_pins_purged, 1);
+			if (global_since(epoch))
+				ADD(ash_global_purged, 1);
 			ADD(ash_lost_bytes, bad * page_size);
 			ADD(ash_false_reports, zero == 0);
 		}
@@ -326,17 +471,66 @@ static void ashmem_worker(uint64_t seed)
 	_exit(0);
 }
 
+static void global_hog(void)
+{
+	long free_kb = meminfo_kb("MemFree");
+	size_t len, off;
+	char *q;
+
+	if (free_kb < 0 || cg_enter(CG_ROOT) || set_oom_score_adj(1000))
+		_exit(30);
+	len = (size_t)free_kb * 1024 + 16 * MIB;
+	q = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		_exit(31);
+	for (off = 0; off < len; off += page_size)
+		q[off] = 1;
+	_exit(0);
+}
+
+/* A child allocates all the free memory and a bit more; wait for it. */
+static void global_burst(void)
+{
+	int status = 0;
+	pid_t pid;
+
+	__atomic_add_fetch(&st->global_epoch, 1, __ATOMIC_RELEASE);
+	pid = fork();
+	if (pid == 0)
+		global_hog();
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		ADD(errors, 1);
+	else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		ADD(global_oom_kills, 1);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		ADD(errors, 1);
+	__atomic_add_fetch(&st->global_epoch, 1, __ATOMIC_RELEASE);
+	ADD(global_bursts, 1);
+}
+
+static time_t now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
 static void reclaimer(uint64_t seed)
 {
 	int ashfd = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
 	struct timespec pause = { 0, 5000000 };
-
+	time_t next_global = now_seconds() + GLOBAL_PERIOD / 3;
 	unsigned int n = 0;
 
 	while (!st->stop) {
 		unsigned int op = n++ % 4;
 
-		if (op == 0) {
+		if (now_seconds() >= next_global) {
+			global_burst();
+			next_global = now_seconds() + GLOBAL_PERIOD;
+		} else if (op == 0) {
 			/* A burst that runs into memory.max, then exits. */
 			pid_t pid = fork();
 
@@ -371,13 +565,14 @@ static void reclaimer(uint64_t seed)
 	_exit(0);
 }
 
-static pid_t spawn(void (*fn)(uint64_t), uint64_t seed)
+static pid_t spawn(void (*fn)(uint64_t), uint64_t seed, const char *path)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		/* Workers are never the OOM killer's choice: bursts are. */
-		set_oom_score_adj(-1000);
+		if (set_oom_score_adj(-1000) || cg_enter(path))
+			_exit(50);
 		fn(seed);
 	}
 	return pid;
@@ -405,12 +600,15 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	void (*workers[])(uint64_t) = {
-		volatile_worker0, volatile_worker1, ashmem_worker, reclaimer
+		volatile_worker0, volatile_worker1, ashmem_worker, reclaimer,
+		cache_worker
 	};
+	uint64_t tight_max_events = 0, tight_oom_events = 0;
+	bool events_read = true;
 	const char *report = NULL;
 	char parent[CG_PATH_MAX];
 	long seconds = 120;
-	pid_t pids[4];
+	pid_t pids[5];
 	int opt, i, bad_exits = 0;
 	uint64_t seed = 20261203;
 
@@ -443,7 +641,7 @@ int main(int argc, char **argv)
 		}
 	}
 	page_size = sysconf(_SC_PAGESIZE);
-	tap_plan(6);
+	tap_plan(8);
 	tap_diag("vstress: %ld s, seed %llu", seconds,
 		 (unsigned long long)seed);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
@@ -454,14 +652,18 @@ int main(int argc, char **argv)
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create("lab-stress/work", cg, sizeof(cg)) ||
 	    cg_write_u64(cg, "memory.max", 128 * MIB) ||
-	    cg_write_u64(cg, "memory.high", 64 * MIB) || cg_enter(cg))
+	    cg_write_u64(cg, "memory.high", 64 * MIB))
 		tap_bail("cgroup lab-stress/work: %s", strerror(errno));
+	if (cg_create("lab-stress/tight", tight_cg, sizeof(tight_cg)) ||
+	    cg_write_u64(tight_cg, "memory.max", TIGHT_MAX))
+		tap_bail("cgroup lab-stress/tight: %s", strerror(errno));
 
-	for (i = 0; i < 4; i++)
-		pids[i] = spawn(workers[i], seed * 4 + i + 1);
+	for (i = 0; i < 5; i++)
+		pids[i] = spawn(workers[i], seed * 4 + i + 1,
+				workers[i] == cache_worker ? tight_cg : cg);
 	sleep(seconds);
 	st->stop = 1;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		int status = 0;
 
 		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
@@ -470,7 +672,12 @@ int main(int argc, char **argv)
 			bad_exits++;
 		}
 	}
-	cg_enter(CG_ROOT);
+	if (cg_read_key(tight_cg, "memory.events", "max", &tight_max_events) ||
+	    cg_read_key(tight_cg, "memory.events", "oom", &tight_oom_events)) {
+		events_read = false;
+		tap_diag("cannot read %s/memory.events: %s", tight_cg,
+			 strerror(errno));
+	}
 
 	tap_diag("volatile: %llu marks, %llu pins intact, %llu purged (%llu pages), %llu SIGBUS, %llu forks, %llu mremaps, %llu mprotects, %llu remaps",
 		 (unsigned long long)st->marks,
@@ -489,6 +696,20 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->reclaims,
 		 (unsigned long long)st->bursts,
 		 (unsigned long long)st->purge_all);
+	tap_diag("MADV_PAGEOUT: %llu on volatile ranges, %llu of them reported purged",
+		 (unsigned long long)st->pageouts,
+		 (unsigned long long)st->pageout_purged);
+	tap_diag("cache under memory.max %lu MiB: %llu rounds, %llu kept, %llu purged; memory.events max %llu, oom %llu",
+		 TIGHT_MAX / MIB, (unsigned long long)st->cache_rounds,
+		 (unsigned long long)st->cache_intact,
+		 (unsigned long long)st->cache_purged,
+		 (unsigned long long)tight_max_events,
+		 (unsigned long long)tight_oom_events);
+	tap_diag("global: %llu bursts (%llu ended by the OOM killer); purges overlapping one: %llu volatile, %llu ashmem",
+		 (unsigned long long)st->global_bursts,
+		 (unsigned long long)st->global_oom_kills,
+		 (unsigned long long)st->global_purged,
+		 (unsigned long long)st->ash_global_purged);
 	tap_diag("%llu bytes verified", (unsigned long long)st->bytes_verified);
 	tap_result(bad_exits == 0 && st->errors == 0,
 		   "every worker ran to the end without a failed call (%llu errors)",
@@ -510,8 +731,20 @@ int main(int argc, char **argv)
 		   (unsigned long long)st->sigbus);
 	tap_result(st->pins_purged > 0 && st->pins_intact > 0 &&
 		   st->ash_pins_purged > 0 && st->ash_pins_intact > 0 &&
-		   st->forks > 0 && st->mremaps > 0 && st->thp_rounds > 0,
+		   st->forks > 0 && st->mremaps > 0 && st->thp_rounds > 0 &&
+		   st->pageouts > 0 && st->global_bursts > 0,
 		   "both mechanisms were purged and kept, under every operation");
+	tap_result(st->global_bursts > 0 && st->global_purged > 0 &&
+		   st->ash_global_purged > 0,
+		   "global reclaim purged volatile ranges and ashmem regions (%llu, %llu in %llu bursts)",
+		   (unsigned long long)st->global_purged,
+		   (unsigned long long)st->ash_global_purged,
+		   (unsigned long long)st->global_bursts);
+	tap_result(events_read && st->cache_purged > 0 &&
+		   st->cache_intact > 0 && tight_oom_events == 0,
+		   "memory.max purges the cache's volatile chunks instead of an OOM (%llu purged, %llu oom)",
+		   (unsigned long long)st->cache_purged,
+		   (unsigned long long)tight_oom_events);
 
 	if (report) {
 		FILE *f = fopen(report, "we");
@@ -538,6 +771,18 @@ int main(int argc, char **argv)
 			REPORT(f, reclaims);
 			REPORT(f, bursts);
 			REPORT(f, purge_all);
+			REPORT(f, pageouts);
+			REPORT(f, pageout_purged);
+			REPORT(f, cache_rounds);
+			REPORT(f, cache_intact);
+			REPORT(f, cache_purged);
+			fprintf(f, "tight_max_events %llu\ntight_oom_events %llu\n",
+				(unsigned long long)tight_max_events,
+				(unsigned long long)tight_oom_events);
+			REPORT(f, global_bursts);
+			REPORT(f, global_oom_kills);
+			REPORT(f, global_purged);
+			REPORT(f, ash_global_purged);
 			REPORT(f, bytes_verified);
 			REPORT(f, lost_bytes);
 			REPORT(f, ash_lost_bytes);
