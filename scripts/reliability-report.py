@@ -46,7 +46,8 @@ def main(argv):
         "`memory.high` in the workers' cgroup, `MADV_PAGEOUT` on volatile "
         "ranges, `ASHMEM_PURGE_ALL_CACHES`, a cache worker in a cgroup "
         "whose `memory.max` is half its data, and global bursts from the "
-        "root cgroup (MemFree + 16 MiB) that make the whole guest reclaim "
+        "root cgroup (all but 4 MiB of the free memory for 3 s, then "
+        "MemFree + 16 MiB) that make the whole guest reclaim "
         "(the ashmem shrinker included) or bring the OOM killer to the "
         "burst itself.  A range reported intact is checked byte for byte.",
         "",
@@ -86,11 +87,16 @@ def main(argv):
         ("cache_purged", "... chunk purged"),
         ("tight_max_events", "... memory.events max"),
         ("tight_oom_events", "... memory.events oom (must be 0)"),
-        ("global_bursts", "global bursts (MemFree + 16 MiB from the root "
-         "cgroup)"),
+        ("global_bursts", "global bursts (from the root cgroup: all but "
+         "4 MiB of MemFree for 3 s, then MemFree + 16 MiB)"),
         ("global_oom_kills", "... ended by the OOM killer taking the "
          "burst"),
-        ("global_purged", "volatile purges overlapping a global burst"),
+        ("roomy_rounds", "cache rounds in a cgroup with no limit (only "
+         "global reclaim purges it)"),
+        ("roomy_intact", "... chunk kept"),
+        ("roomy_purged", "... chunk purged"),
+        ("global_purged", "volatile purges in the workers' cgroup "
+         "overlapping a global burst"),
         ("ash_global_purged", "ashmem purges overlapping a global burst"),
         ("bytes_verified", "bytes verified"),
         ("lost_bytes", "bytes lost (volatile)"),

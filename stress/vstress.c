@@ -17,6 +17,8 @@
  *                     volatile but the one it uses, so each refill makes
  *                     the cgroup reclaim, and memory.max must purge
  *                     instead of OOM-killing (memory.events "oom" stays 0);
+ *   a second cache    the same in lab-stress/roomy, which has no limit:
+ *                     only global reclaim can purge it;
  *   an ashmem worker  the same as the volatile workers with UNPIN / PIN on
  *                     /dev/ashmem;
  *   a reclaimer       memory.reclaim of random sizes, 56 MiB allocation
@@ -24,7 +26,8 @@
  *                     OOM killer's choice, should one come),
  *                     ASHMEM_PURGE_ALL_CACHES, and every GLOBAL_PERIOD
  *                     seconds a global burst: a child in the root cgroup
- *                     allocates MemFree + 16 MiB, so the whole machine
+ *                     takes all but 4 MiB of the free memory for 3 s,
+ *                     then MemFree + 16 MiB, so the whole machine
  *                     reclaims (the ashmem shrinker runs) or the OOM
  *                     killer takes that child.  Nothing else of the
  *                     reclaimer runs meanwhile, so a purge in the work
@@ -68,6 +71,8 @@
 #define CHUNK MIB
 #define TIGHT_MAX (8 * MIB)
 #define GLOBAL_PERIOD 15
+#define GLOBAL_SLACK (4 * MIB)
+#define GLOBAL_HOLD_MS 3000
 
 /* Shared by every process; updated with atomic adds. */
 struct stats {
@@ -79,6 +84,7 @@ struct stats {
 	uint64_t purge_all, errors;
 	uint64_t pageouts, pageout_purged;
 	uint64_t cache_rounds, cache_intact, cache_purged;
+	uint64_t roomy_rounds, roomy_intact, roomy_purged;
 	uint64_t global_bursts, global_oom_kills;
 	uint64_t global_purged, ash_global_purged;
 	/* Odd while a global burst runs; bumped at its start and end. */
@@ -88,7 +94,7 @@ struct stats {
 
 static struct stats *st;
 static size_t page_size;
-static char cg[CG_PATH_MAX], tight_cg[CG_PATH_MAX];
+static char cg[CG_PATH_MAX], tight_cg[CG_PATH_MAX], roomy_cg[CG_PATH_MAX];
 /* This process's pidfd, for process_madvise; -1 in forked children. */
 static int self_pidfd = -1;
 
@@ -342,13 +348,15 @@ static void volatile_worker(int id, uint64_t seed)
 }
 
 /*
- * A purgeable cache under a tight memory.max: CACHE_CHUNKS chunks, all
- * volatile but the one in use, twice as much data as the cgroup may hold.
+ * A purgeable cache: CACHE_CHUNKS chunks, all volatile but the one in use.
  * Each round unmarks a chunk, checks it against its last fill, refills
- * and marks it again; the refill is what makes the cgroup reclaim.
+ * and marks it again.  Under the tight memory.max, which holds half the
+ * data, the refill is what makes the cgroup reclaim; in the roomy cgroup
+ * only global reclaim purges.
  */
-static void cache_worker(uint64_t seed)
+static void cache_worker(uint64_t seed, bool roomy)
 {
+	const struct timespec idle = { 0, 5000000 };
 	struct sigaction sa = { .sa_handler = on_sigbus };
 	const size_t chunk_pages = CHUNK / page_size;
 	uint64_t gen[CACHE_CHUNKS], next_gen = 1;
@@ -386,11 +394,15 @@ static void cache_worker(uint64_t seed)
 			break;
 		}
 		check_range(p, first, chunk_pages, gen[c], r, faulted);
-		ADD(cache_rounds, 1);
-		if (r)
-			ADD(cache_purged, 1);
-		else
-			ADD(cache_intact, 1);
+		if (roomy) {
+			ADD(roomy_rounds, 1);
+			ADD(roomy_purged, r == 1);
+			ADD(roomy_intact, r == 0);
+		} else {
+			ADD(cache_rounds, 1);
+			ADD(cache_purged, r == 1);
+			ADD(cache_intact, r == 0);
+		}
 		gen[c] = next_gen++;
 		fill(p, first, chunk_pages, gen[c]);
 		if (madvise(p + c * CHUNK, CHUNK, MADV_VOLATILE)) {
@@ -398,6 +410,9 @@ static void cache_worker(uint64_t seed)
 			break;
 		}
 		ADD(marks, 1);
+		/* A cache is idle most of the time; leave the CPUs to others. */
+		if (roomy)
+			nanosleep(&idle, NULL);
 	}
 	_exit(0);
 }
@@ -471,21 +486,39 @@ static void ashmem_worker(uint64_t seed)
 	_exit(0);
 }
 
+static void touch(char *q, size_t from, size_t to)
+{
+	for (; from < to; from += page_size)
+		q[from] = 1;
+}
+
+/*
+ * Leave the machine GLOBAL_SLACK of free memory, below the watermarks
+ * of a 1 GiB guest, for GLOBAL_HOLD_MS: kswapd and direct reclaim keep
+ * purging while the workers refill.  Then ask for more than is free:
+ * either reclaim finds it or the OOM killer takes this child.
+ */
 static void global_hog(void)
 {
+	const struct timespec hold = {
+		GLOBAL_HOLD_MS / 1000, GLOBAL_HOLD_MS % 1000 * 1000000L
+	};
 	long free_kb = meminfo_kb("MemFree");
-	size_t len, off;
+	size_t len, edge;
 	char *q;
 
 	if (free_kb < 0 || cg_enter(CG_ROOT) || set_oom_score_adj(1000))
 		_exit(30);
 	len = (size_t)free_kb * 1024 + 16 * MIB;
+	edge = (size_t)free_kb * 1024 > GLOBAL_SLACK ?
+		(size_t)free_kb * 1024 - GLOBAL_SLACK : 0;
 	q = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (q == MAP_FAILED)
 		_exit(31);
-	for (off = 0; off < len; off += page_size)
-		q[off] = 1;
+	touch(q, 0, edge);
+	nanosleep(&hold, NULL);
+	touch(q, edge, len);
 	_exit(0);
 }
 
@@ -578,6 +611,16 @@ static pid_t spawn(void (*fn)(uint64_t), uint64_t seed, const char *path)
 	return pid;
 }
 
+static void tight_cache_worker(uint64_t seed)
+{
+	cache_worker(seed, false);
+}
+
+static void roomy_cache_worker(uint64_t seed)
+{
+	cache_worker(seed, true);
+}
+
 static void volatile_worker0(uint64_t seed)
 {
 	volatile_worker(0, seed);
@@ -601,14 +644,15 @@ int main(int argc, char **argv)
 	};
 	void (*workers[])(uint64_t) = {
 		volatile_worker0, volatile_worker1, ashmem_worker, reclaimer,
-		cache_worker
+		tight_cache_worker, roomy_cache_worker
 	};
+	const char *where[] = { cg, cg, cg, cg, tight_cg, roomy_cg };
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
 	bool events_read = true;
 	const char *report = NULL;
 	char parent[CG_PATH_MAX];
 	long seconds = 120;
-	pid_t pids[5];
+	pid_t pids[6];
 	int opt, i, bad_exits = 0;
 	uint64_t seed = 20261203;
 
@@ -657,13 +701,14 @@ int main(int argc, char **argv)
 	if (cg_create("lab-stress/tight", tight_cg, sizeof(tight_cg)) ||
 	    cg_write_u64(tight_cg, "memory.max", TIGHT_MAX))
 		tap_bail("cgroup lab-stress/tight: %s", strerror(errno));
+	if (cg_create("lab-stress/roomy", roomy_cg, sizeof(roomy_cg)))
+		tap_bail("cgroup lab-stress/roomy: %s", strerror(errno));
 
-	for (i = 0; i < 5; i++)
-		pids[i] = spawn(workers[i], seed * 4 + i + 1,
-				workers[i] == cache_worker ? tight_cg : cg);
+	for (i = 0; i < 6; i++)
+		pids[i] = spawn(workers[i], seed * 4 + i + 1, where[i]);
 	sleep(seconds);
 	st->stop = 1;
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 6; i++) {
 		int status = 0;
 
 		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
@@ -705,9 +750,13 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->cache_purged,
 		 (unsigned long long)tight_max_events,
 		 (unsigned long long)tight_oom_events);
-	tap_diag("global: %llu bursts (%llu ended by the OOM killer); purges overlapping one: %llu volatile, %llu ashmem",
+	tap_diag("global: %llu bursts (%llu ended by the OOM killer); cache in an unlimited cgroup: %llu rounds, %llu kept, %llu purged",
 		 (unsigned long long)st->global_bursts,
 		 (unsigned long long)st->global_oom_kills,
+		 (unsigned long long)st->roomy_rounds,
+		 (unsigned long long)st->roomy_intact,
+		 (unsigned long long)st->roomy_purged);
+	tap_diag("purges overlapping a global burst: %llu volatile (work cgroup), %llu ashmem",
 		 (unsigned long long)st->global_purged,
 		 (unsigned long long)st->ash_global_purged);
 	tap_diag("%llu bytes verified", (unsigned long long)st->bytes_verified);
@@ -734,10 +783,10 @@ int main(int argc, char **argv)
 		   st->forks > 0 && st->mremaps > 0 && st->thp_rounds > 0 &&
 		   st->pageouts > 0 && st->global_bursts > 0,
 		   "both mechanisms were purged and kept, under every operation");
-	tap_result(st->global_bursts > 0 && st->global_purged > 0 &&
-		   st->ash_global_purged > 0,
+	tap_result(st->global_bursts > 0 && st->roomy_purged > 0 &&
+		   st->roomy_intact > 0 && st->ash_global_purged > 0,
 		   "global reclaim purged volatile ranges and ashmem regions (%llu, %llu in %llu bursts)",
-		   (unsigned long long)st->global_purged,
+		   (unsigned long long)st->roomy_purged,
 		   (unsigned long long)st->ash_global_purged,
 		   (unsigned long long)st->global_bursts);
 	tap_result(events_read && st->cache_purged > 0 &&
@@ -781,6 +830,9 @@ int main(int argc, char **argv)
 				(unsigned long long)tight_oom_events);
 			REPORT(f, global_bursts);
 			REPORT(f, global_oom_kills);
+			REPORT(f, roomy_rounds);
+			REPORT(f, roomy_intact);
+			REPORT(f, roomy_purged);
 			REPORT(f, global_purged);
 			REPORT(f, ash_global_purged);
 			REPORT(f, bytes_verified);
