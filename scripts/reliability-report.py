@@ -72,6 +72,8 @@ def main(argv):
         ("forks", "forks"), ("mprotects", "mprotect rounds"),
         ("mremaps", "mremaps"), ("remaps", "munmap + mmap"),
         ("thp_rounds", "rounds on the THP-backed region"),
+        ("thread_rounds", "rounds by 4 threads sharing one THP-backed "
+         "region"),
         ("ash_unpins", "ashmem UNPIN"),
         ("ash_pins_intact", "ashmem PIN answers NOT_PURGED"),
         ("ash_pins_purged", "ashmem PIN answers WAS_PURGED"),

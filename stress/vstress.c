@@ -12,6 +12,9 @@
  *                     use a THP-backed region; now and then they push
  *                     the volatile range out with MADV_PAGEOUT
  *                     (madvise or process_madvise) before unmarking it;
+ *   a threaded worker THREADS threads, each with its own part of one
+ *                     THP-backed region, splitting and merging its VMA
+ *                     concurrently;
  *   a cache worker    in lab-stress/tight, whose memory.max (8 MiB) is half
  *                     its 16 MiB of data: it keeps every 1 MiB chunk
  *                     volatile but the one it uses, so each refill makes
@@ -23,15 +26,15 @@
  *                     /dev/ashmem;
  *   a reclaimer       memory.reclaim of random sizes, 56 MiB allocation
  *                     bursts that push the cgroup past memory.high (the
- *                     OOM killer's choice, should one come),
- *                     ASHMEM_PURGE_ALL_CACHES, and every GLOBAL_PERIOD
- *                     seconds a global burst: a child in the root cgroup
- *                     takes all but 4 MiB of the free memory for 3 s,
- *                     then MemFree + 16 MiB, so the whole machine
- *                     reclaims (the ashmem shrinker runs) or the OOM
- *                     killer takes that child.  Nothing else of the
- *                     reclaimer runs meanwhile, so a purge in the work
- *                     cgroup during a global burst is global reclaim's.
+ *                     OOM killer's choice, should one come) and
+ *                     ASHMEM_PURGE_ALL_CACHES;
+ *   a presser         every GLOBAL_PERIOD seconds, a global burst: a child
+ *                     in the root cgroup takes all but 4 MiB of the free
+ *                     memory for 3 s, then MemFree + 16 MiB, so the whole
+ *                     machine reclaims (the ashmem shrinker runs) or the
+ *                     OOM killer takes that child.  An ashmem purge seen
+ *                     in a window that overlapped a burst and no
+ *                     PURGE_ALL_CACHES is the shrinker's.
  * A range reported intact must be intact byte for byte; a purge must be
  * reported; "purged" must name at least one zero-filled page.
  *
@@ -51,9 +54,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +75,8 @@
 #define CACHE_CHUNKS 16
 #define CHUNK MIB
 #define TIGHT_MAX (8 * MIB)
+#define THREADS 4
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GLOBAL_PERIOD 15
 #define GLOBAL_SLACK (4 * MIB)
 #define GLOBAL_HOLD_MS 3000
@@ -82,13 +89,13 @@ struct stats {
 	uint64_t ash_unpins, ash_pins_intact, ash_pins_purged;
 	uint64_t ash_lost_bytes, ash_false_reports, reclaims, bursts;
 	uint64_t purge_all, errors;
-	uint64_t pageouts, pageout_purged;
+	uint64_t pageouts, pageout_purged, thread_rounds;
 	uint64_t cache_rounds, cache_intact, cache_purged;
 	uint64_t roomy_rounds, roomy_intact, roomy_purged;
 	uint64_t global_bursts, global_oom_kills;
-	uint64_t global_purged, ash_global_purged;
-	/* Odd while a global burst runs; bumped at its start and end. */
-	uint64_t global_epoch;
+	uint64_t ash_global_purged;
+	/* Odd while a global burst (a PURGE_ALL_CACHES) runs. */
+	uint64_t global_epoch, purge_all_epoch;
 	volatile int stop;
 };
 
@@ -100,15 +107,20 @@ static int self_pidfd = -1;
 
 #define ADD(field, n) __atomic_add_fetch(&st->field, (n), __ATOMIC_RELAXED)
 
-static uint64_t global_epoch(void)
+static uint64_t epoch(uint64_t *counter)
 {
-	return __atomic_load_n(&st->global_epoch, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
 }
 
-/* Did a global burst run at some time between @before and now? */
-static bool global_since(uint64_t before)
+static void epoch_bump(uint64_t *counter)
 {
-	return (before & 1) || global_epoch() != before;
+	__atomic_add_fetch(counter, 1, __ATOMIC_RELEASE);
+}
+
+/* Did the event @counter counts run at some time between @before and now? */
+static bool ran_since(uint64_t *counter, uint64_t before)
+{
+	return (before & 1) || epoch(counter) != before;
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -147,7 +159,7 @@ static int page_state(const char *p, size_t i, uint64_t gen)
 	return intact ? 0 : zero ? 1 : 2;
 }
 
-static sigjmp_buf sigbus_jmp;
+static __thread sigjmp_buf sigbus_jmp;
 
 static void on_sigbus(int sig)
 {
@@ -231,13 +243,15 @@ static void page_out(char *addr, size_t len, uint64_t *seed)
 		ADD(pageouts, 1);
 }
 
-/* One mark, maybe a read, one unmark and the check of every page. */
-static void volatile_round(char *p, uint64_t *seed, uint64_t gen)
+/*
+ * One mark, maybe a read, one unmark and the check of every page, on a
+ * range of at most 512 of the @pages pages at @p.
+ */
+static void volatile_round(char *p, size_t pages, uint64_t *seed,
+			   uint64_t gen)
 {
-	size_t pages = REGION / page_size;
 	size_t first = rnd(seed) % pages;
 	size_t count = 1 + rnd(seed) % (pages - first);
-	uint64_t epoch = global_epoch();
 	bool paged_out = false;
 	long faulted = -1;
 	int r;
@@ -280,8 +294,6 @@ static void volatile_round(char *p, uint64_t *seed, uint64_t gen)
 	check_range(p, first, count, gen, r, faulted);
 	if (r == 1 && paged_out)
 		ADD(pageout_purged, 1);
-	if (r == 1 && !paged_out && global_since(epoch))
-		ADD(global_purged, 1);
 }
 
 static void volatile_worker(int id, uint64_t seed)
@@ -333,17 +345,65 @@ static void volatile_worker(int id, uint64_t seed)
 				/* The pidfd names the parent. */
 				close(self_pidfd);
 				self_pidfd = -1;
-				volatile_round(p, &s2, gen + 1000000);
+				volatile_round(p, REGION / page_size, &s2,
+					       gen + 1000000);
 				_exit(0);
 			}
 			if (pid > 0 && waitpid(pid, NULL, 0) == pid)
 				ADD(forks, 1);
 		} else {
-			volatile_round(p, &seed, gen);
+			volatile_round(p, REGION / page_size, &seed, gen);
 			if (id == 0)
 				ADD(thp_rounds, 1);
 		}
 	}
+	_exit(0);
+}
+
+struct quarter {
+	char *base;
+	size_t pages;
+	uint64_t seed;
+};
+
+static void *quarter_rounds(void *arg)
+{
+	struct quarter *q = arg;
+	uint64_t gen = 1;
+
+	while (!st->stop) {
+		volatile_round(q->base, q->pages, &q->seed, gen++);
+		ADD(thread_rounds, 1);
+	}
+	return NULL;
+}
+
+/*
+ * THREADS threads, each on its own part of one THP-backed region: marks
+ * split the one VMA and unmarks merge it again, concurrently, while the
+ * other threads fault pages in next door.
+ */
+static void threaded_worker(uint64_t seed)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	struct quarter q[THREADS];
+	pthread_t tid[THREADS];
+	char *p = map_region(true);
+	int i;
+
+	sigaction(SIGBUS, &sa, NULL);
+	self_pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (!p || self_pidfd < 0)
+		_exit(60);
+	for (i = 0; i < THREADS; i++) {
+		q[i].base = p + i * (REGION / THREADS);
+		q[i].pages = REGION / THREADS / page_size;
+		q[i].seed = seed + i;
+		if (pthread_create(&tid[i], NULL, quarter_rounds, &q[i]))
+			_exit(61);
+	}
+	for (i = 0; i < THREADS; i++)
+		pthread_join(tid[i], NULL);
 	_exit(0);
 }
 
@@ -442,12 +502,13 @@ static void ashmem_worker(uint64_t seed)
 		size_t first = rnd(&seed) % pages;
 		size_t count = 1 + rnd(&seed) % (pages - first);
 		size_t i, zero = 0, bad = 0;
-		uint64_t epoch;
+		uint64_t global, purge_all;
 		int r;
 
 		gen++;
 		fill(p, first, count, gen);
-		epoch = global_epoch();
+		global = epoch(&st->global_epoch);
+		purge_all = epoch(&st->purge_all_epoch);
 		if (ash_range(fd, ASHMEM_UNPIN, first, count)) {
 			ADD(errors, 1);
 			continue;
@@ -476,7 +537,9 @@ static void ashmem_worker(uint64_t seed)
 			ADD(ash_lost_bytes, (zero + bad) * page_size);
 		} else {
 			ADD(ash_pins_purged, 1);
-			if (global_since(epoch))
+			/* Only the shrinker, in global reclaim, is left. */
+			if (ran_since(&st->global_epoch, global) &&
+			    !ran_since(&st->purge_all_epoch, purge_all))
 				ADD(ash_global_purged, 1);
 			ADD(ash_lost_bytes, bad * page_size);
 			ADD(ash_false_reports, zero == 0);
@@ -528,7 +591,7 @@ static void global_burst(void)
 	int status = 0;
 	pid_t pid;
 
-	__atomic_add_fetch(&st->global_epoch, 1, __ATOMIC_RELEASE);
+	epoch_bump(&st->global_epoch);
 	pid = fork();
 	if (pid == 0)
 		global_hog();
@@ -538,7 +601,7 @@ static void global_burst(void)
 		ADD(global_oom_kills, 1);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
 		ADD(errors, 1);
-	__atomic_add_fetch(&st->global_epoch, 1, __ATOMIC_RELEASE);
+	epoch_bump(&st->global_epoch);
 	ADD(global_bursts, 1);
 }
 
@@ -554,16 +617,12 @@ static void reclaimer(uint64_t seed)
 {
 	int ashfd = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
 	struct timespec pause = { 0, 5000000 };
-	time_t next_global = now_seconds() + GLOBAL_PERIOD / 3;
 	unsigned int n = 0;
 
 	while (!st->stop) {
 		unsigned int op = n++ % 4;
 
-		if (now_seconds() >= next_global) {
-			global_burst();
-			next_global = now_seconds() + GLOBAL_PERIOD;
-		} else if (op == 0) {
+		if (op == 0) {
 			/* A burst that runs into memory.max, then exits. */
 			pid_t pid = fork();
 
@@ -585,8 +644,10 @@ static void reclaimer(uint64_t seed)
 				waitpid(pid, NULL, 0);
 			ADD(bursts, 1);
 		} else if (op == 1 && ashfd >= 0) {
+			epoch_bump(&st->purge_all_epoch);
 			if (ioctl(ashfd, ASHMEM_PURGE_ALL_CACHES) >= 0)
 				ADD(purge_all, 1);
+			epoch_bump(&st->purge_all_epoch);
 		} else {
 			/* EAGAIN is fine: less was reclaimable. */
 			cg_write_u64(cg, "memory.reclaim",
@@ -598,13 +659,35 @@ static void reclaimer(uint64_t seed)
 	_exit(0);
 }
 
+/* Global bursts, GLOBAL_PERIOD seconds apart. */
+static void presser(uint64_t seed)
+{
+	time_t next = now_seconds() + GLOBAL_PERIOD / 3;
+	const struct timespec pause = { 0, 100000000 };
+
+	(void)seed;
+	while (!st->stop) {
+		if (now_seconds() >= next) {
+			global_burst();
+			next = now_seconds() + GLOBAL_PERIOD;
+		}
+		nanosleep(&pause, NULL);
+	}
+	_exit(0);
+}
+
 static pid_t spawn(void (*fn)(uint64_t), uint64_t seed, const char *path)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		/* Workers are never the OOM killer's choice: bursts are. */
-		if (set_oom_score_adj(-1000) || cg_enter(path))
+		/*
+		 * Workers are never the OOM killer's choice: bursts are.
+		 * They are many and vfuzz, beside them, is one process:
+		 * a lower priority leaves it a fair share of the CPUs.
+		 */
+		if (set_oom_score_adj(-1000) || cg_enter(path) ||
+		    setpriority(PRIO_PROCESS, 0, 5))
 			_exit(50);
 		fn(seed);
 	}
@@ -644,15 +727,18 @@ int main(int argc, char **argv)
 	};
 	void (*workers[])(uint64_t) = {
 		volatile_worker0, volatile_worker1, ashmem_worker, reclaimer,
-		tight_cache_worker, roomy_cache_worker
+		tight_cache_worker, roomy_cache_worker, threaded_worker,
+		presser
 	};
-	const char *where[] = { cg, cg, cg, cg, tight_cg, roomy_cg };
+	const char *where[] = {
+		cg, cg, cg, cg, tight_cg, roomy_cg, cg, roomy_cg
+	};
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
 	bool events_read = true;
 	const char *report = NULL;
 	char parent[CG_PATH_MAX];
 	long seconds = 120;
-	pid_t pids[6];
+	pid_t pids[ARRAY_SIZE(workers)];
 	int opt, i, bad_exits = 0;
 	uint64_t seed = 20261203;
 
@@ -704,11 +790,11 @@ int main(int argc, char **argv)
 	if (cg_create("lab-stress/roomy", roomy_cg, sizeof(roomy_cg)))
 		tap_bail("cgroup lab-stress/roomy: %s", strerror(errno));
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
 		pids[i] = spawn(workers[i], seed * 4 + i + 1, where[i]);
 	sleep(seconds);
 	st->stop = 1;
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(workers); i++) {
 		int status = 0;
 
 		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
@@ -741,7 +827,8 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->reclaims,
 		 (unsigned long long)st->bursts,
 		 (unsigned long long)st->purge_all);
-	tap_diag("MADV_PAGEOUT: %llu on volatile ranges, %llu of them reported purged",
+	tap_diag("%d threads on one region: %llu rounds; MADV_PAGEOUT: %llu on volatile ranges, %llu of them reported purged",
+		 THREADS, (unsigned long long)st->thread_rounds,
 		 (unsigned long long)st->pageouts,
 		 (unsigned long long)st->pageout_purged);
 	tap_diag("cache under memory.max %lu MiB: %llu rounds, %llu kept, %llu purged; memory.events max %llu, oom %llu",
@@ -756,8 +843,7 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->roomy_rounds,
 		 (unsigned long long)st->roomy_intact,
 		 (unsigned long long)st->roomy_purged);
-	tap_diag("purges overlapping a global burst: %llu volatile (work cgroup), %llu ashmem",
-		 (unsigned long long)st->global_purged,
+	tap_diag("ashmem purges by global reclaim (a burst, no PURGE_ALL_CACHES, in the window): %llu",
 		 (unsigned long long)st->ash_global_purged);
 	tap_diag("%llu bytes verified", (unsigned long long)st->bytes_verified);
 	tap_result(bad_exits == 0 && st->errors == 0,
@@ -781,7 +867,8 @@ int main(int argc, char **argv)
 	tap_result(st->pins_purged > 0 && st->pins_intact > 0 &&
 		   st->ash_pins_purged > 0 && st->ash_pins_intact > 0 &&
 		   st->forks > 0 && st->mremaps > 0 && st->thp_rounds > 0 &&
-		   st->pageouts > 0 && st->global_bursts > 0,
+		   st->pageouts > 0 && st->global_bursts > 0 &&
+		   st->thread_rounds > 0,
 		   "both mechanisms were purged and kept, under every operation");
 	tap_result(st->global_bursts > 0 && st->roomy_purged > 0 &&
 		   st->roomy_intact > 0 && st->ash_global_purged > 0,
@@ -820,6 +907,7 @@ int main(int argc, char **argv)
 			REPORT(f, reclaims);
 			REPORT(f, bursts);
 			REPORT(f, purge_all);
+			REPORT(f, thread_rounds);
 			REPORT(f, pageouts);
 			REPORT(f, pageout_purged);
 			REPORT(f, cache_rounds);
@@ -833,7 +921,6 @@ int main(int argc, char **argv)
 			REPORT(f, roomy_rounds);
 			REPORT(f, roomy_intact);
 			REPORT(f, roomy_purged);
-			REPORT(f, global_purged);
 			REPORT(f, ash_global_purged);
 			REPORT(f, bytes_verified);
 			REPORT(f, lost_bytes);
