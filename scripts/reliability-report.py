@@ -42,7 +42,7 @@ def main(argv):
         "`make stress` run (`vstress` and `vfuzz` side by side, "
         "`stress/`); no number here is typed by hand.",
         "",
-        "Reclaim came from `memory.reclaim` and 56 MiB bursts past "
+        "Reclaim came from `memory.reclaim` and bursts 2 MiB past "
         "`memory.high` in the workers' cgroup, `MADV_PAGEOUT` on volatile "
         "ranges, `ASHMEM_PURGE_ALL_CACHES`, a cache worker in a cgroup "
         "whose `memory.max` is half its data, and global bursts from the "
@@ -77,8 +77,11 @@ def main(argv):
         ("ash_unpins", "ashmem UNPIN"),
         ("ash_pins_intact", "ashmem PIN answers NOT_PURGED"),
         ("ash_pins_purged", "ashmem PIN answers WAS_PURGED"),
+        ("ash_cache_rounds", "... of which rounds of the ashmem cache "
+         "(16 x 256 KiB, mostly unpinned)"),
         ("reclaims", "memory.reclaim writes"),
-        ("bursts", "56 MiB allocation bursts past memory.high (64 MiB; memory.max 128 MiB)"),
+        ("bursts", "allocation bursts 2 MiB past memory.high "
+         "(64 MiB; memory.max 128 MiB)"),
         ("purge_all", "ASHMEM_PURGE_ALL_CACHES"),
         ("pageouts", "MADV_PAGEOUT on a volatile range (madvise or "
          "process_madvise)"),

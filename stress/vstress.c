@@ -23,11 +23,12 @@
  *   a second cache    the same in lab-stress/roomy, which has no limit:
  *                     only global reclaim can purge it;
  *   an ashmem worker  the same as the volatile workers with UNPIN / PIN on
- *                     /dev/ashmem;
- *   a reclaimer       memory.reclaim of random sizes, 56 MiB allocation
- *                     bursts that push the cgroup past memory.high (the
- *                     OOM killer's choice, should one come) and
- *                     ASHMEM_PURGE_ALL_CACHES;
+ *                     /dev/ashmem, and an ashmem cache like the second
+ *                     cache, 16 chunks of 256 KiB, in lab-stress/roomy;
+ *   a reclaimer       memory.reclaim of random sizes, allocation bursts
+ *                     that push the cgroup 2 MiB past memory.high (the
+ *                     OOM killer's choice, should one come) and, but not
+ *                     during a global burst, ASHMEM_PURGE_ALL_CACHES;
  *   a presser         every GLOBAL_PERIOD seconds, a global burst: a child
  *                     in the root cgroup takes all but 4 MiB of the free
  *                     memory for 3 s, then MemFree + 16 MiB, so the whole
@@ -74,7 +75,11 @@
 #define REGION (8 * MIB)
 #define CACHE_CHUNKS 16
 #define CHUNK MIB
+#define ASH_CHUNK (256 * 1024UL)
 #define TIGHT_MAX (8 * MIB)
+#define WORK_HIGH (64 * MIB)
+#define WORK_MAX (128 * MIB)
+#define WORKER_NICE 5
 #define THREADS 4
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GLOBAL_PERIOD 15
@@ -91,7 +96,7 @@ struct stats {
 	uint64_t purge_all, errors;
 	uint64_t pageouts, pageout_purged, thread_rounds;
 	uint64_t cache_rounds, cache_intact, cache_purged;
-	uint64_t roomy_rounds, roomy_intact, roomy_purged;
+	uint64_t roomy_rounds, roomy_intact, roomy_purged, ash_cache_rounds;
 	uint64_t global_bursts, global_oom_kills;
 	uint64_t ash_global_purged;
 	/* Odd while a global burst (a PURGE_ALL_CACHES) runs. */
@@ -486,6 +491,36 @@ static int ash_range(int fd, unsigned long cmd, size_t first, size_t pages)
 	return ioctl(fd, cmd, &pin);
 }
 
+/*
+ * Check [@first, @first + @count) after PIN returned @r; @global and
+ * @purge_all are the epochs read before the UNPIN.
+ */
+static void ash_check(const char *p, size_t first, size_t count,
+		      uint64_t gen, int r, uint64_t global, uint64_t purge_all)
+{
+	size_t i, zero = 0, bad = 0;
+
+	for (i = first; i < first + count; i++) {
+		int s = page_state(p, i, gen);
+
+		zero += s == 1;
+		bad += s == 2;
+	}
+	if (r == ASHMEM_NOT_PURGED) {
+		ADD(ash_pins_intact, 1);
+		ADD(ash_lost_bytes, (zero + bad) * page_size);
+	} else {
+		ADD(ash_pins_purged, 1);
+		/* Only the shrinker, in global reclaim, is left. */
+		if (ran_since(&st->global_epoch, global) &&
+		    !ran_since(&st->purge_all_epoch, purge_all))
+			ADD(ash_global_purged, 1);
+		ADD(ash_lost_bytes, bad * page_size);
+		ADD(ash_false_reports, zero == 0);
+	}
+	ADD(bytes_verified, (count - zero - bad) * page_size);
+}
+
 static void ashmem_worker(uint64_t seed)
 {
 	const size_t size = 4 * MIB, pages = size / page_size;
@@ -501,7 +536,6 @@ static void ashmem_worker(uint64_t seed)
 	while (!st->stop) {
 		size_t first = rnd(&seed) % pages;
 		size_t count = 1 + rnd(&seed) % (pages - first);
-		size_t i, zero = 0, bad = 0;
 		uint64_t global, purge_all;
 		int r;
 
@@ -526,25 +560,63 @@ static void ashmem_worker(uint64_t seed)
 			ADD(errors, 1);
 			continue;
 		}
-		for (i = first; i < first + count; i++) {
-			int s = page_state(p, i, gen);
+		ash_check(p, first, count, gen, r, global, purge_all);
+	}
+	_exit(0);
+}
 
-			zero += s == 1;
-			bad += s == 2;
+/*
+ * The ashmem twin of the roomy cache: CACHE_CHUNKS chunks of one region,
+ * all unpinned but the one in use, in the cgroup with no limit, so that
+ * the shrinker has something to find whenever global reclaim calls it.
+ */
+static void ashmem_cache_worker(uint64_t seed)
+{
+	const struct timespec idle = { 0, 5000000 };
+	const size_t chunk_pages = ASH_CHUNK / page_size;
+	uint64_t gen[CACHE_CHUNKS], global[CACHE_CHUNKS];
+	uint64_t purge_all[CACHE_CHUNKS], next_gen = 1;
+	int fd = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
+	size_t c;
+	char *p;
+
+	if (fd < 0 || ioctl(fd, ASHMEM_SET_SIZE, CACHE_CHUNKS * ASH_CHUNK))
+		_exit(70);
+	p = mmap(NULL, CACHE_CHUNKS * ASH_CHUNK, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(71);
+	for (c = 0; c < CACHE_CHUNKS && !st->stop; c++) {
+		gen[c] = next_gen++;
+		fill(p, c * chunk_pages, chunk_pages, gen[c]);
+		global[c] = epoch(&st->global_epoch);
+		purge_all[c] = epoch(&st->purge_all_epoch);
+		if (ash_range(fd, ASHMEM_UNPIN, c * chunk_pages, chunk_pages))
+			_exit(72);
+	}
+	while (!st->stop) {
+		int r;
+
+		c = rnd(&seed) % CACHE_CHUNKS;
+		r = ash_range(fd, ASHMEM_PIN, c * chunk_pages, chunk_pages);
+		if (r < 0) {
+			ADD(errors, 1);
+			break;
 		}
-		if (r == ASHMEM_NOT_PURGED) {
-			ADD(ash_pins_intact, 1);
-			ADD(ash_lost_bytes, (zero + bad) * page_size);
-		} else {
-			ADD(ash_pins_purged, 1);
-			/* Only the shrinker, in global reclaim, is left. */
-			if (ran_since(&st->global_epoch, global) &&
-			    !ran_since(&st->purge_all_epoch, purge_all))
-				ADD(ash_global_purged, 1);
-			ADD(ash_lost_bytes, bad * page_size);
-			ADD(ash_false_reports, zero == 0);
+		ash_check(p, c * chunk_pages, chunk_pages, gen[c], r,
+			  global[c], purge_all[c]);
+		ADD(ash_cache_rounds, 1);
+		gen[c] = next_gen++;
+		fill(p, c * chunk_pages, chunk_pages, gen[c]);
+		global[c] = epoch(&st->global_epoch);
+		purge_all[c] = epoch(&st->purge_all_epoch);
+		if (ash_range(fd, ASHMEM_UNPIN, c * chunk_pages,
+			      chunk_pages)) {
+			ADD(errors, 1);
+			break;
 		}
-		ADD(bytes_verified, (count - zero - bad) * page_size);
+		ADD(ash_unpins, 1);
+		nanosleep(&idle, NULL);
 	}
 	_exit(0);
 }
@@ -613,6 +685,34 @@ static time_t now_seconds(void)
 	return ts.tv_sec;
 }
 
+/*
+ * Allocate until the work cgroup is 2 MiB past memory.high, then exit.
+ * Not a fixed size: the workers' own use varies, and memory.high's
+ * throttling, which grows with the square of the excess, would stall
+ * every task of the cgroup for as long as this child stays far over.
+ */
+static void high_burst(void)
+{
+	size_t len = WORK_MAX, off;
+	uint64_t current;
+	char *q;
+
+	if (set_oom_score_adj(1000))
+		_exit(1);
+	q = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		_exit(1);
+	for (off = 0; off < len; off += page_size) {
+		if (off % MIB == 0 &&
+		    (cg_read_u64(cg, "memory.current", &current) ||
+		     current > WORK_HIGH + 2 * MIB))
+			break;
+		q[off] = 1;
+	}
+	_exit(0);
+}
+
 static void reclaimer(uint64_t seed)
 {
 	int ashfd = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
@@ -623,27 +723,16 @@ static void reclaimer(uint64_t seed)
 		unsigned int op = n++ % 4;
 
 		if (op == 0) {
-			/* A burst that runs into memory.max, then exits. */
 			pid_t pid = fork();
 
-			if (pid == 0) {
-				size_t len = 56 * MIB, off;
-				char *q;
-
-				set_oom_score_adj(1000);
-				q = mmap(NULL, len, PROT_READ | PROT_WRITE,
-					       MAP_PRIVATE | MAP_ANONYMOUS,
-					       -1, 0);
-
-				for (off = 0; q != MAP_FAILED && off < len;
-				     off += page_size)
-					q[off] = 1;
-				_exit(0);
-			}
+			if (pid == 0)
+				high_burst();
 			if (pid > 0)
 				waitpid(pid, NULL, 0);
 			ADD(bursts, 1);
-		} else if (op == 1 && ashfd >= 0) {
+		} else if (op == 1 && ashfd >= 0 &&
+			   !(epoch(&st->global_epoch) & 1)) {
+			/* Not during a global burst: the shrinker's turn. */
 			epoch_bump(&st->purge_all_epoch);
 			if (ioctl(ashfd, ASHMEM_PURGE_ALL_CACHES) >= 0)
 				ADD(purge_all, 1);
@@ -676,24 +765,6 @@ static void presser(uint64_t seed)
 	_exit(0);
 }
 
-static pid_t spawn(void (*fn)(uint64_t), uint64_t seed, const char *path)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		/*
-		 * Workers are never the OOM killer's choice: bursts are.
-		 * They are many and vfuzz, beside them, is one process:
-		 * a lower priority leaves it a fair share of the CPUs.
-		 */
-		if (set_oom_score_adj(-1000) || cg_enter(path) ||
-		    setpriority(PRIO_PROCESS, 0, 5))
-			_exit(50);
-		fn(seed);
-	}
-	return pid;
-}
-
 static void tight_cache_worker(uint64_t seed)
 {
 	cache_worker(seed, false);
@@ -714,6 +785,42 @@ static void volatile_worker1(uint64_t seed)
 	volatile_worker(1, seed);
 }
 
+/*
+ * Who runs, in which cgroup, at which nice value.  The workers are many
+ * and vfuzz, beside them, is one process: WORKER_NICE leaves it a fair
+ * share of the CPUs.  The reclaimer and the presser stay at nice 0, or
+ * their reclaim, slow on a debug kernel, would come seldom.
+ */
+static const struct role {
+	void (*fn)(uint64_t seed);
+	const char *cgroup;
+	int nice;
+} roles[] = {
+	{ volatile_worker0, cg, WORKER_NICE },
+	{ volatile_worker1, cg, WORKER_NICE },
+	{ threaded_worker, cg, WORKER_NICE },
+	{ ashmem_worker, cg, WORKER_NICE },
+	{ tight_cache_worker, tight_cg, WORKER_NICE },
+	{ roomy_cache_worker, roomy_cg, WORKER_NICE },
+	{ ashmem_cache_worker, roomy_cg, WORKER_NICE },
+	{ reclaimer, cg, 0 },
+	{ presser, roomy_cg, 0 },
+};
+
+static pid_t spawn(const struct role *role, uint64_t seed)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		/* Workers are never the OOM killer's choice: bursts are. */
+		if (set_oom_score_adj(-1000) || cg_enter(role->cgroup) ||
+		    setpriority(PRIO_PROCESS, 0, role->nice))
+			_exit(50);
+		role->fn(seed);
+	}
+	return pid;
+}
+
 #define REPORT(f, key) fprintf(f, "%s %llu\n", #key, \
 			       (unsigned long long)st->key)
 
@@ -725,20 +832,12 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
-	void (*workers[])(uint64_t) = {
-		volatile_worker0, volatile_worker1, ashmem_worker, reclaimer,
-		tight_cache_worker, roomy_cache_worker, threaded_worker,
-		presser
-	};
-	const char *where[] = {
-		cg, cg, cg, cg, tight_cg, roomy_cg, cg, roomy_cg
-	};
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
 	bool events_read = true;
 	const char *report = NULL;
 	char parent[CG_PATH_MAX];
 	long seconds = 120;
-	pid_t pids[ARRAY_SIZE(workers)];
+	pid_t pids[ARRAY_SIZE(roles)];
 	int opt, i, bad_exits = 0;
 	uint64_t seed = 20261203;
 
@@ -781,8 +880,8 @@ int main(int argc, char **argv)
 	if (cg_create("lab-stress", parent, sizeof(parent)) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create("lab-stress/work", cg, sizeof(cg)) ||
-	    cg_write_u64(cg, "memory.max", 128 * MIB) ||
-	    cg_write_u64(cg, "memory.high", 64 * MIB))
+	    cg_write_u64(cg, "memory.max", WORK_MAX) ||
+	    cg_write_u64(cg, "memory.high", WORK_HIGH))
 		tap_bail("cgroup lab-stress/work: %s", strerror(errno));
 	if (cg_create("lab-stress/tight", tight_cg, sizeof(tight_cg)) ||
 	    cg_write_u64(tight_cg, "memory.max", TIGHT_MAX))
@@ -790,11 +889,11 @@ int main(int argc, char **argv)
 	if (cg_create("lab-stress/roomy", roomy_cg, sizeof(roomy_cg)))
 		tap_bail("cgroup lab-stress/roomy: %s", strerror(errno));
 
-	for (i = 0; i < (int)ARRAY_SIZE(workers); i++)
-		pids[i] = spawn(workers[i], seed * 4 + i + 1, where[i]);
+	for (i = 0; i < (int)ARRAY_SIZE(roles); i++)
+		pids[i] = spawn(&roles[i], seed * 4 + i + 1);
 	sleep(seconds);
 	st->stop = 1;
-	for (i = 0; i < (int)ARRAY_SIZE(workers); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(roles); i++) {
 		int status = 0;
 
 		if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i] ||
@@ -820,10 +919,11 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->mremaps,
 		 (unsigned long long)st->mprotects,
 		 (unsigned long long)st->remaps);
-	tap_diag("ashmem: %llu unpins, %llu pins intact, %llu purged; reclaimer: %llu memory.reclaim, %llu bursts, %llu PURGE_ALL_CACHES",
+	tap_diag("ashmem: %llu unpins, %llu pins intact, %llu purged (%llu cache rounds); reclaimer: %llu memory.reclaim, %llu bursts, %llu PURGE_ALL_CACHES",
 		 (unsigned long long)st->ash_unpins,
 		 (unsigned long long)st->ash_pins_intact,
 		 (unsigned long long)st->ash_pins_purged,
+		 (unsigned long long)st->ash_cache_rounds,
 		 (unsigned long long)st->reclaims,
 		 (unsigned long long)st->bursts,
 		 (unsigned long long)st->purge_all);
@@ -904,6 +1004,7 @@ int main(int argc, char **argv)
 			REPORT(f, ash_unpins);
 			REPORT(f, ash_pins_intact);
 			REPORT(f, ash_pins_purged);
+			REPORT(f, ash_cache_rounds);
 			REPORT(f, reclaims);
 			REPORT(f, bursts);
 			REPORT(f, purge_all);
