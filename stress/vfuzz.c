@@ -10,11 +10,12 @@
  *     mapping: EINVAL; private anonymous memory: 0 (NONVOLATILE: 0 or 1);
  *   process_madvise: flags: EINVAL; an unreadable iovec: EFAULT; more
  *     than IOV_MAX (UIO_MAXIOV) of them: EINVAL; a bad or non-pid fd:
- *     EBADF; a reaped process: ESRCH; VOLATILE, NONVOLATILE or another advice it does not
- *     take: EINVAL; MADV_COLD, MADV_PAGEOUT, MADV_WILLNEED on 1-3 ranges
- *     of this process: as madvise, range by range (unaligned start
- *     EINVAL; COLD and PAGEOUT on mlocked memory EINVAL, which beats a
- *     hole's ENOMEM), and the bytes of the ranges done before a failure;
+ *     EBADF; a reaped process: ESRCH; VOLATILE, NONVOLATILE or another
+ *     advice it does not take: EINVAL; MADV_COLD, MADV_PAGEOUT and
+ *     MADV_WILLNEED on 1-3 ranges of this process: as madvise, range by
+ *     range (unaligned start EINVAL; COLD and PAGEOUT on mlocked memory
+ *     EINVAL, which beats a hole's ENOMEM), and the bytes of the ranges
+ *     done before a failure;
  *   ashmem: unknown commands ENOTTY, bad pointers EFAULT, PIN/UNPIN
  *     without a backing file or with a bad interval EINVAL, SET_SIZE
  *     after mmap EINVAL, a non-ashmem fd ENOTTY.
@@ -26,7 +27,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,10 +45,10 @@
 #include <linux/mman.h>
 
 #include "proc.h"
+#include "stress_util.h"
 #include "tap.h"
 
 #define SLOTS 64
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SLOT_PAGES 16
 
 enum kind { HOLE, PRIVATE, SHARED, FILEMAP, LOCKED, KINDS };
@@ -69,10 +69,7 @@ static size_t page_size;
 
 static uint64_t rnd(void)
 {
-	f.seed ^= f.seed << 13;
-	f.seed ^= f.seed >> 7;
-	f.seed ^= f.seed << 17;
-	return f.seed;
+	return xorshift64(&f.seed);
 }
 
 static void expect(const char *what, long got, int err, long want,
@@ -553,52 +550,20 @@ static void one_call(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 't' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "report", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *report = NULL;
-	uint64_t seed = 20261203, deadline;
-	long seconds = 60;
+	struct run_opts opts = { .seconds = 60, .seed = 20261203 };
+	uint64_t deadline;
 	struct timespec ts;
-	int opt, i;
+	int i;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-
-		switch (opt) {
-		case 't':
-			seconds = strtol(optarg, &end, 10);
-			if (*end || seconds < 1 || seconds > 86400) {
-				fprintf(stderr, "vfuzz: bad --seconds '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			seed = strtoull(optarg, &end, 10);
-			if (*end || !seed) {
-				fprintf(stderr, "vfuzz: bad --seed '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			report = optarg;
-			break;
-		default:
-			fprintf(stderr, "usage: vfuzz [--seconds N] [--seed S] [--report FILE]\n");
-			return 2;
-		}
-	}
+	if (run_opts_parse(argc, argv, "vfuzz", &opts))
+		return 2;
 	page_size = sysconf(_SC_PAGESIZE);
-	f.seed = seed;
+	f.seed = opts.seed;
 	f.slot_len = SLOT_PAGES * page_size;
 	tap_plan(2);
-	tap_diag("vfuzz: %ld s, seed %llu (repeat with --seed %llu)", seconds,
-		 (unsigned long long)seed, (unsigned long long)seed);
+	tap_diag("vfuzz: %ld s, seed %llu (repeat with --seed %llu)",
+		 opts.seconds, (unsigned long long)opts.seed,
+		 (unsigned long long)opts.seed);
 	f.window = mmap(NULL, SLOTS * f.slot_len, PROT_NONE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f.memfd = memfd_create("vfuzz", MFD_CLOEXEC);
@@ -620,7 +585,7 @@ int main(int argc, char **argv)
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	deadline = ts.tv_sec + seconds;
+	deadline = ts.tv_sec + opts.seconds;
 	do {
 		for (i = 0; i < 1000; i++)
 			one_call();
@@ -640,17 +605,17 @@ int main(int argc, char **argv)
 	tap_result(f.mismatches == 0,
 		   "every answer matched the contract (%llu mismatches; seed %llu)",
 		   (unsigned long long)f.mismatches,
-		   (unsigned long long)seed);
+		   (unsigned long long)opts.seed);
 	tap_result(f.invalid > 0 && f.forks > 0,
 		   "invalid calls and forks were exercised (%llu, %llu)",
 		   (unsigned long long)f.invalid,
 		   (unsigned long long)f.forks);
-	if (report) {
-		FILE *out = fopen(report, "we");
+	if (opts.report) {
+		FILE *out = fopen(opts.report, "we");
 
 		if (out) {
 			fprintf(out, "seconds %ld\nseed %llu\ncalls %llu\ninvalid %llu\nmismatches %llu\nforks %llu\n",
-				seconds, (unsigned long long)seed,
+				opts.seconds, (unsigned long long)opts.seed,
 				(unsigned long long)f.calls,
 				(unsigned long long)f.invalid,
 				(unsigned long long)f.mismatches,

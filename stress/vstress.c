@@ -45,7 +45,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -69,6 +68,7 @@
 
 #include "cgroup.h"
 #include "proc.h"
+#include "stress_util.h"
 #include "tap.h"
 
 #define MIB (1024UL * 1024)
@@ -81,7 +81,6 @@
 #define WORK_MAX (128 * MIB)
 #define WORKER_NICE 5
 #define THREADS 4
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GLOBAL_PERIOD 15
 #define GLOBAL_SLACK (4 * MIB)
 #define GLOBAL_HOLD_MS 3000
@@ -128,14 +127,6 @@ static void epoch_bump(uint64_t *counter)
 static bool ran_since(uint64_t *counter, uint64_t before)
 {
 	return (before & 1) || epoch(counter) != before;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static uint64_t word(uint64_t gen, size_t page, size_t w)
@@ -240,7 +231,7 @@ static void page_out(char *addr, size_t len, uint64_t *seed)
 	struct iovec iov = { addr, len };
 	long r;
 
-	if (self_pidfd >= 0 && rnd(seed) & 1)
+	if (self_pidfd >= 0 && xorshift64(seed) & 1)
 		r = syscall(SYS_process_madvise, self_pidfd, &iov, 1,
 			    MADV_PAGEOUT, 0) == (long)len ? 0 : -1;
 	else
@@ -258,8 +249,8 @@ static void page_out(char *addr, size_t len, uint64_t *seed)
 static void volatile_round(char *p, size_t pages, uint64_t *seed,
 			   uint64_t gen)
 {
-	size_t first = rnd(seed) % pages;
-	size_t count = 1 + rnd(seed) % (pages - first);
+	size_t first = xorshift64(seed) % pages;
+	size_t count = 1 + xorshift64(seed) % (pages - first);
 	bool paged_out = false;
 	long faulted = -1;
 	int r;
@@ -273,12 +264,12 @@ static void volatile_round(char *p, size_t pages, uint64_t *seed,
 		return;
 	}
 	ADD(marks, 1);
-	if (rnd(seed) % 8 == 0) {
+	if (xorshift64(seed) % 8 == 0) {
 		page_out(p + first * page_size, count * page_size, seed);
 		paged_out = true;
 	}
-	if (rnd(seed) % 4 == 0) {
-		size_t i = first + rnd(seed) % count;
+	if (xorshift64(seed) % 4 == 0) {
+		size_t i = first + xorshift64(seed) % count;
 
 		if (read_faults(p, i)) {
 			ADD(sigbus, 1);
@@ -286,7 +277,7 @@ static void volatile_round(char *p, size_t pages, uint64_t *seed,
 		}
 	}
 	/* Now and then stay volatile long enough for reclaim to come. */
-	if (rnd(seed) % 8 == 0) {
+	if (xorshift64(seed) % 8 == 0) {
 		struct timespec pause = { 0, 2000000 };
 
 		nanosleep(&pause, NULL);
@@ -317,7 +308,7 @@ static void volatile_worker(int id, uint64_t seed)
 	if (self_pidfd < 0)
 		_exit(12);
 	while (!st->stop) {
-		unsigned int op = rnd(&seed) % 32;
+		unsigned int op = xorshift64(&seed) % 32;
 
 		gen++;
 		if (op == 0) {
@@ -446,10 +437,10 @@ static void cache_worker(uint64_t seed, bool roomy)
 		long faulted = -1;
 		int r;
 
-		c = rnd(&seed) % CACHE_CHUNKS;
+		c = xorshift64(&seed) % CACHE_CHUNKS;
 		first = c * chunk_pages;
-		if (rnd(&seed) % 4 == 0) {
-			size_t i = first + rnd(&seed) % chunk_pages;
+		if (xorshift64(&seed) % 4 == 0) {
+			size_t i = first + xorshift64(&seed) % chunk_pages;
 
 			if (read_faults(p, i)) {
 				ADD(sigbus, 1);
@@ -538,8 +529,8 @@ static void ashmem_worker(uint64_t seed)
 	if (p == MAP_FAILED)
 		_exit(21);
 	while (!st->stop) {
-		size_t first = rnd(&seed) % pages;
-		size_t count = 1 + rnd(&seed) % (pages - first);
+		size_t first = xorshift64(&seed) % pages;
+		size_t count = 1 + xorshift64(&seed) % (pages - first);
 		uint64_t global, purge_all;
 		int r;
 
@@ -552,7 +543,7 @@ static void ashmem_worker(uint64_t seed)
 			continue;
 		}
 		ADD(ash_unpins, 1);
-		if (rnd(&seed) % 8 == 0) {
+		if (xorshift64(&seed) % 8 == 0) {
 			struct timespec pause = { 0, 2000000 };
 
 			nanosleep(&pause, NULL);
@@ -601,7 +592,7 @@ static void ashmem_cache_worker(uint64_t seed)
 	while (!st->stop) {
 		int r;
 
-		c = rnd(&seed) % CACHE_CHUNKS;
+		c = xorshift64(&seed) % CACHE_CHUNKS;
 		r = ash_range(fd, ASHMEM_PIN, c * chunk_pages, chunk_pages);
 		if (r < 0) {
 			ADD(errors, 1);
@@ -744,7 +735,7 @@ static void reclaimer(uint64_t seed)
 		} else {
 			/* EAGAIN is fine: less was reclaimable. */
 			cg_write_u64(cg, "memory.reclaim",
-				     (1 + rnd(&seed) % 16) * MIB / 4);
+				     (1 + xorshift64(&seed) % 16) * MIB / 4);
 			ADD(reclaims, 1);
 		}
 		nanosleep(&pause, NULL);
@@ -830,53 +821,19 @@ static pid_t spawn(const struct role *role, uint64_t seed)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "seconds", required_argument, NULL, 't' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "report", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
-	};
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
 	bool events_read = true;
-	const char *report = NULL;
+	struct run_opts opts = { .seconds = 120, .seed = 20261203 };
 	char parent[CG_PATH_MAX];
-	long seconds = 120;
 	pid_t pids[ARRAY_SIZE(roles)];
-	int opt, i, bad_exits = 0;
-	uint64_t seed = 20261203;
+	int i, bad_exits = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		char *end;
-
-		switch (opt) {
-		case 't':
-			seconds = strtol(optarg, &end, 10);
-			if (*end || seconds < 1 || seconds > 86400) {
-				fprintf(stderr, "vstress: bad --seconds '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 's':
-			seed = strtoull(optarg, &end, 10);
-			if (*end || !seed) {
-				fprintf(stderr, "vstress: bad --seed '%s'\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			report = optarg;
-			break;
-		default:
-			fprintf(stderr, "usage: vstress [--seconds N] [--seed S] [--report FILE]\n");
-			return 2;
-		}
-	}
+	if (run_opts_parse(argc, argv, "vstress", &opts))
+		return 2;
 	page_size = sysconf(_SC_PAGESIZE);
 	tap_plan(8);
-	tap_diag("vstress: %ld s, seed %llu", seconds,
-		 (unsigned long long)seed);
+	tap_diag("vstress: %ld s, seed %llu", opts.seconds,
+		 (unsigned long long)opts.seed);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
@@ -894,8 +851,8 @@ int main(int argc, char **argv)
 		tap_bail("cgroup lab-stress/roomy: %s", strerror(errno));
 
 	for (i = 0; i < (int)ARRAY_SIZE(roles); i++)
-		pids[i] = spawn(&roles[i], seed * 4 + i + 1);
-	sleep(seconds);
+		pids[i] = spawn(&roles[i], opts.seed * 4 + i + 1);
+	sleep(opts.seconds);
 	st->stop = 1;
 	for (i = 0; i < (int)ARRAY_SIZE(roles); i++) {
 		int status = 0;
@@ -988,14 +945,15 @@ int main(int argc, char **argv)
 		   (unsigned long long)st->cache_purged,
 		   (unsigned long long)tight_oom_events);
 
-	if (report) {
-		FILE *f = fopen(report, "we");
+	if (opts.report) {
+		FILE *f = fopen(opts.report, "we");
 
 		if (!f)
-			tap_diag("cannot write %s: %s", report, strerror(errno));
+			tap_diag("cannot write %s: %s", opts.report,
+				 strerror(errno));
 		if (f) {
-			fprintf(f, "seconds %ld\nseed %llu\n", seconds,
-				(unsigned long long)seed);
+			fprintf(f, "seconds %ld\nseed %llu\n", opts.seconds,
+				(unsigned long long)opts.seed);
 			REPORT(f, marks);
 			REPORT(f, pins_intact);
 			REPORT(f, pins_purged);
