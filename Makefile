@@ -41,13 +41,16 @@ endif
 
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
-	guest-progs rootfs run shell check unit lint bench stress clean distclean
+	guest-progs rootfs run shell check unit lint bench stress clean distclean \
+	fresh-check vm-selftests
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
 	@echo '  make check          build both kernel variants, boot them, run every test'
 	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny)'
 	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
+	@echo '  make fresh-check    the two commands above on a pristine Debian 12 root'
+	@echo '  make vm-selftests   the tree'"'"'s mm selftests with and without the series'
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
@@ -130,10 +133,21 @@ stress: rootfs
 	$(DEPS) qemu-$(ARCH) plot
 	$(S)/stress.sh $(ARCH) $(STRESS_DEBUG) $(STRESS_SECONDS)
 
+# make fresh-check: make check and a quick make bench ARCH=arm64 inside a
+# new minbase Debian 12 root (scripts/fresh-check.sh); not part of check.
+fresh-check:
+	$(S)/fresh-check.sh
+
+# make vm-selftests ARCH=...: tools/testing/selftests/vm on the kernel with
+# and without the series, side by side (scripts/vm-selftests.sh).
+vm-selftests: kernel rootfs
+	$(DEPS) qemu-$(ARCH)
+	$(S)/vm-selftests.sh $(ARCH)
+
 clean:
 	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \
 		$(LAB_BUILD)/headers $(LAB_BUILD)/runs $(LAB_BUILD)/check \
-		$(LAB_BUILD)/host
+		$(LAB_BUILD)/host $(LAB_BUILD)/vm-selftests
 
 distclean:
 	rm -rf $(LAB_BUILD)

@@ -31,8 +31,10 @@ phase()
 }
 
 phase "host unit tests"
-# The lint test is optional: shellcheck is installed when we may, and its
-# test is skipped (and says so) when it is missing.
+# The unit tests run the report scripts (python3).  The lint test is
+# optional: shellcheck is installed when we may, and its test is skipped
+# (and says so) when it is missing.
+"$LAB_TOP/scripts/deps.sh" plot
 "$LAB_TOP/scripts/deps.sh" lint 2>/dev/null || log "shellcheck not installed; its test is skipped"
 "$LAB_TOP/scripts/tests/host-tests.sh" > "$results/host.tap" 2>&1 || true
 

@@ -11,9 +11,10 @@ set -eu
 usage()
 {
 	cat >&2 <<'USAGE'
-usage: deps.sh GROUP...
+usage: deps.sh GROUP...      install what the groups need
+       deps.sh --list GROUP...  print their packages, install nothing
 groups: kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 qemu-x86_64 plot
-        lint all
+        lint fresh vm-selftests all
 USAGE
 	exit 2
 }
@@ -22,8 +23,9 @@ group_packages()
 {
 	case "$1" in
 	kernel)
+		# rsync: headers_install copies the uapi tree with it.
 		echo linux-source-6.1 xz-utils git gcc make flex bison bc \
-			libssl-dev libelf-dev ccache
+			libssl-dev libelf-dev ccache rsync
 		;;
 	cross-arm64)
 		[ "$(uname -m)" = aarch64 ] && { echo gcc libc6-dev; return; }
@@ -38,6 +40,8 @@ group_packages()
 	qemu-x86_64) echo qemu-system-x86 ;;
 	plot) echo gnuplot-nox python3 ;;
 	lint) echo shellcheck ;;
+	# make fresh-check: a pristine Debian root, entered with chroot.
+	fresh) echo mmdebstrap git ;;
 	all)
 		for g in kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 \
 			 qemu-x86_64 plot; do
@@ -54,11 +58,21 @@ is_installed()
 		"install ok installed" ]
 }
 
+list_only=0
+if [ "${1:-}" = --list ]; then
+	list_only=1
+	shift
+fi
 [ $# -gt 0 ] || usage
 wanted=""
 for g in "$@"; do
 	wanted="$wanted $(group_packages "$g")"
 done
+if [ "$list_only" = 1 ]; then
+	# shellcheck disable=SC2086 # one package per line
+	printf '%s\n' $wanted
+	exit 0
+fi
 
 missing=""
 for p in $wanted; do

@@ -6,6 +6,11 @@
 # allnoconfig plus kernel/config/{base,<arch>[,debug]}.config, regenerated
 # only when a fragment or the series changes and checked option by option.
 # The release string carries the series id: 6.1.N-vl<id>.
+#
+# With LAB_KERNEL_BASELINE=1 the same config is built from the unpatched
+# tree (kernel-tree.sh baseline) into build/kernel/<arch>-baseline, release
+# 6.1.N-vl-baseline; options only the series defines are left out of the
+# fragments (they cannot exist there) and every other one is checked.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,15 +25,30 @@ what=${3:-image}
 check_arch "$arch"
 check_debug "$debug"
 
-src=$(kernel_src_dir)
 out=$(kernel_out_dir "$arch" "$debug")
-[ -f "$src.applied" ] || die "kernel tree not prepared (run: make kernel-tree)"
-id=$(series_id)
-[ "$(cut -d' ' -f1 "$src.applied")" = "$id" ] ||
-	die "kernel tree does not carry series $id (run: make kernel-tree)"
-
 fragments="$LAB_TOP/kernel/config/base.config $LAB_TOP/kernel/config/$arch.config"
 [ "$debug" = 1 ] && fragments="$fragments $LAB_TOP/kernel/config/debug.config"
+
+if [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
+	src=$(baseline_src_dir)
+	[ -f "$src.ready" ] ||
+		die "no unpatched tree (run: scripts/kernel-tree.sh baseline)"
+	id=-baseline
+	# Every "config FOO" the series adds, as one grep -E alternative.
+	series_syms=$(sed -n 's/^+config \([A-Za-z0-9_]*\)$/\1/p' \
+		"$LAB_PATCHES"/*.patch | paste -sd'|')
+	mkdir -p "$out"
+	# shellcheck disable=SC2086 # fragments is a list of paths
+	grep -vE "^(# )?CONFIG_(${series_syms:-NONE})[= ]" $fragments \
+		--no-filename > "$out/baseline-fragments.config" || true
+	fragments=$out/baseline-fragments.config
+else
+	src=$(kernel_src_dir)
+	[ -f "$src.applied" ] || die "kernel tree not prepared (run: make kernel-tree)"
+	id=$(series_id)
+	[ "$(cut -d' ' -f1 "$src.applied")" = "$id" ] ||
+		die "kernel tree does not carry series $id (run: make kernel-tree)"
+fi
 
 cross=$(cross_prefix "$arch")
 # ccache rewrites absolute paths below LAB_BUILD as relative ones, so two

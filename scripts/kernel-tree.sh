@@ -6,6 +6,8 @@
 #     baseline commit (tag lab-baseline) and apply kernel/patches/series.
 # kernel-tree.sh export: write the tree's commits since the baseline back to
 #     kernel/patches/ and rewrite the series file.
+# kernel-tree.sh baseline: a git worktree of the tree at lab-baseline (the
+#     unpatched Debian source) next to it, for kernels without the series.
 #
 # Both are idempotent; state lives in stamp files next to the tree, never
 # inside it, so the tree's own git status stays meaningful.
@@ -15,7 +17,7 @@ set -eu
 
 usage()
 {
-	echo "usage: kernel-tree.sh prepare|export|path" >&2
+	echo "usage: kernel-tree.sh prepare|export|path|baseline" >&2
 	exit 2
 }
 
@@ -175,9 +177,31 @@ export_series()
 	log "exported $n patch(es) to kernel/patches, series $(series_id)"
 }
 
+# The worktree is checked out detached at lab-baseline and never moved:
+# nothing is ever committed there.
+baseline_tree()
+{
+	local dir
+
+	dir=$(baseline_src_dir)
+	extract
+	if [ -d "$dir" ] && [ -f "$dir.ready" ]; then
+		[ "$(git -C "$dir" rev-parse HEAD)" = \
+		  "$(git_tree rev-parse lab-baseline)" ] ||
+			die "$dir is not at lab-baseline; remove it and retry"
+		return 0
+	fi
+	log "checking out the unpatched tree into $dir"
+	rm -rf "$dir" "$dir.ready"
+	git_tree worktree prune
+	git_tree worktree add -q --detach "$dir" lab-baseline
+	touch "$dir.ready"
+}
+
 [ $# -eq 1 ] || usage
 case "$1" in
 prepare) extract; apply_series ;;
+baseline) baseline_tree ;;
 export) export_series ;;
 path) echo "$src" ;;
 *) usage ;;

@@ -37,9 +37,13 @@ check_debug()
 }
 
 # variant_name ARCH DEBUG: the build directory name of one kernel variant.
+# LAB_KERNEL_BASELINE=1 names the kernel built without the series
+# (make vm-selftests): <arch>-baseline.
 variant_name()
 {
-	if [ "$2" = 1 ]; then
+	if [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
+		printf '%s-baseline%s\n' "$1" "${2#0}"
+	elif [ "$2" = 1 ]; then
 		printf '%s-debug\n' "$1"
 	else
 		printf '%s\n' "$1"
@@ -67,6 +71,12 @@ linux_source_tarball=${LAB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 kernel_src_dir()
 {
 	printf '%s/src/linux-%s\n' "$LAB_BUILD" "$(linux_source_version)"
+}
+
+# The unpatched tree: a git worktree of kernel_src_dir at lab-baseline.
+baseline_src_dir()
+{
+	printf '%s-baseline\n' "$(kernel_src_dir)"
 }
 
 # The id of the patch series: a hash of the series file and every patch it

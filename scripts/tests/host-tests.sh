@@ -257,6 +257,30 @@ expect 0 'removing incompletely prepared' \
 ok "$([ -f "$tree.extracted" ] && [ ! -d "$tree.tmp" ]; echo $?)" \
 	"kernel-tree: the redone tree is complete"
 
+# --- fresh machines -------------------------------------------------
+# Tools the build calls that a minbase Debian 12 lacks (make fresh-check
+# found the first one): each must come from deps.sh.
+for tool in rsync:kernel bc:kernel flex:kernel cpio:rootfs python3:plot; do
+	"$S/deps.sh" --list "${tool#*:}" > "$tmp/pkgs"
+	ok "$(grep -qx "${tool%:*}" "$tmp/pkgs"; echo $?)" \
+		"deps.sh: group ${tool#*:} installs ${tool%:*}"
+done
+expect 2 'usage' "fresh-check.sh: arguments are refused" -- \
+	"$S/fresh-check.sh" now
+expect 1 "unknown ARCH 'sparc'" "vm-selftests.sh: an unknown arch is refused" -- \
+	"$S/vm-selftests.sh" sparc
+# shellcheck source=scripts/lib.sh
+ok "$(. "$S/lib.sh"; [ "$(LAB_KERNEL_BASELINE=1 variant_name arm64 0)" = \
+	arm64-baseline ] && [ "$(variant_name arm64 1)" = arm64-debug ]; echo $?)" \
+	"lib.sh: the unpatched kernel has a build directory of its own"
+if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
+	git -C "$top" ls-files | grep -E '(^|/)(__pycache__/|build/)|\.(pyc|o|a)$' \
+		> "$tmp/generated" || true
+	sed 's/^/#   committed: /' "$tmp/generated"
+	ok "$([ ! -s "$tmp/generated" ]; echo $?)" \
+		"repository: no generated file is committed"
+fi
+
 # --- style ------------------------------------------------------------
 if command -v shellcheck > /dev/null; then
 	expect 0 '' "shellcheck: the lab's shell scripts are clean" -- \
