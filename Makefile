@@ -13,7 +13,10 @@ TIMEOUT ?= 600
 RUN ?=
 EXTRA ?=
 LAB_BUILD ?= $(CURDIR)/build
-export LAB_BUILD RUN EXTRA
+# Android's memory configuration in the guest: MGLRU=1, ZRAM=MiB.
+MGLRU ?= 0
+ZRAM ?= 0
+export LAB_BUILD RUN EXTRA MGLRU ZRAM
 
 SUPPORTED_ARCHES := arm64 x86_64
 ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHES)),)
@@ -51,7 +54,7 @@ help:
 	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
 	@echo '  make fresh-check    the two commands above on a pristine Debian 12 root'
 	@echo '  make vm-selftests   the tree'"'"'s mm selftests with and without the series'
-	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s]'
+	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s] [MGLRU=1] [ZRAM=MiB]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
 	@echo '  make headers        install the patched uapi headers, print where'

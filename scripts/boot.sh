@@ -6,8 +6,12 @@
 # boot.sh: boot a lab kernel under QEMU and run one job in it.
 #
 #   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
-#           [--extra DIR] [--run-dir DIR] [--quiet] (--job FILE | --shell)
+#           [--extra DIR] [--run-dir DIR] [--quiet] [--mglru] [--zram MIB]
+#           (--job FILE | --shell)
 #
+# --mglru switches the multi-gen LRU on and --zram MIB swaps on a zram
+# device of that size, both set up by the guest's /init before the job:
+# Android's memory configuration, in the same kernel.
 # The job (a shell script) runs as /lab/job.sh in the guest; /lab is a
 # virtio-9p share of RUN_DIR/share, so the job's output (job.log), exit
 # status (status) and any files it writes (out/) reach the host as files.
@@ -23,12 +27,12 @@ set -eu
 
 usage()
 {
-	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
-job="" shell=0
+job="" shell=0 mglru=0 zram=0
 need_arg()
 {
 	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
@@ -52,6 +56,8 @@ while [ $# -gt 0 ]; do
 	--job) need_arg "$@"; job=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--quiet) quiet=1; shift ;;
+	--mglru) mglru=1; shift ;;
+	--zram) need_arg "$@"; number "$1" "$2"; zram=$2; shift 2 ;;
 	*) echo "boot.sh: unknown argument '$1'" >&2; usage ;;
 	esac
 done
@@ -88,6 +94,8 @@ append="panic=-1 lab.mode=job"
 [ "$shell" = 1 ] && append="panic=-1 lab.mode=shell"
 [ "$debug" = 1 ] && append="$append panic_on_warn=1"
 [ -n "$extra" ] && append="$append lab.extra=1"
+[ "$mglru" = 1 ] && append="$append lab.mglru=1"
+[ "$zram" != 0 ] && append="$append lab.zram=$zram"
 
 accel=tcg
 case "$arch" in
@@ -136,6 +144,7 @@ fi
 	echo "# written by boot.sh for $release"
 	echo "export LAB_EXPECT_RELEASE='$release'"
 	echo "export LAB_ARCH=$arch LAB_DEBUG=$debug LAB_ACCEL=$accel"
+	echo "export LAB_MGLRU=$mglru LAB_ZRAM_MIB=$zram"
 	cat "$job"
 } > "$share/job.sh"
 : > "$share/job.log"

@@ -114,7 +114,40 @@ run_suites()
 	crossing_tap "$run_dir" "$variant" > "$results/$variant/crossing.tap"
 }
 
+# run_mode DEBUG NAME BOOT_ARGS...: the volatile suite again in one of
+# Android's memory configurations (MGLRU, zram swap), same kernel.
+run_mode()
+{
+	local debug=$1 name=$2 variant run_dir dir
+
+	shift 2
+	variant=$(variant_name "$arch" "$debug")
+	phase "volatile suite on $variant with $name"
+	run_dir=$LAB_BUILD/runs/check-$variant-$name
+	dir=$results/$variant-$name
+	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug "$debug" \
+		--mem 1024 --cpus 2 --timeout 900 --quiet "$@" \
+		--run-dir "$run_dir" --job "$mode_job" || true
+	mkdir -p "$dir"
+	cp "$run_dir/share/out/"*.tap "$dir/" 2>/dev/null ||
+		printf '1..1\nnot ok 1 %s %s: no TAP came back: %s\n' \
+			"$variant" "$name" \
+			"$(cat "$run_dir/verdict" 2>/dev/null || echo 'no verdict')" \
+			> "$dir/volatile_test.tap"
+	if [ "$(cat "$run_dir/verdict" 2>/dev/null)" != ok ]; then
+		printf '1..1\nnot ok 1 %s %s: guest run failed: %s\n' \
+			"$variant" "$name" \
+			"$(cat "$run_dir/verdict" 2>/dev/null || echo 'no verdict')" \
+			> "$dir/boot.tap"
+	fi
+}
+mode_job=$results/mode.job
+echo 'run-tests volatile_test' > "$mode_job"
+
 run_suites 0
+run_mode 0 mglru --mglru
+run_mode 0 zram --zram 256
+run_mode 0 mglru-zram --mglru --zram 256
 phase "testing the harness on $(variant_name "$arch" 0)"
 "$LAB_TOP/scripts/tests/harness-tests.sh" "$arch" > "$results/harness.tap" 2>&1 || true
 
@@ -132,6 +165,7 @@ else
 		"$results/bench.log" > "$results/bench.tap"
 fi
 run_suites 1
+run_mode 1 mglru-zram --mglru --zram 256
 
 phase "summary ($(($(date +%s) - start))s)"
 cd "$results"

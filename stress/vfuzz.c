@@ -6,8 +6,9 @@
  * holds and which result the contract (docs: volatile-semantics.md,
  * ashmem-behavior.md) demands:
  *   madvise VOLATILE/NONVOLATILE: unaligned start or length, a wrapping
- *     range: EINVAL; a hole: ENOMEM; a shared, file-backed or mlocked
- *     mapping: EINVAL; private anonymous memory: 0 (NONVOLATILE: 0 or 1);
+ *     range: EINVAL; a hole: ENOMEM; a shared or file-backed mapping,
+ *     and for VOLATILE an mlocked one: EINVAL; private anonymous memory
+ *     (and mlocked memory for NONVOLATILE): 0 (NONVOLATILE: 0 or 1);
  *   process_madvise: flags: EINVAL; an unreadable iovec: EFAULT; more
  *     than IOV_MAX (UIO_MAXIOV) of them: EINVAL; a bad or non-pid fd:
  *     EBADF; a reaped process: ESRCH; VOLATILE, NONVOLATILE or another
@@ -152,7 +153,9 @@ static long madvise_contract(char *addr, size_t len, bool nonvolatile,
 
 		if (f.slot[i] == HOLE)
 			hole = true;
-		else if (f.slot[i] != PRIVATE)
+		/* A locked range can be taken back, not made volatile. */
+		else if (f.slot[i] != PRIVATE &&
+			 !(nonvolatile && f.slot[i] == LOCKED))
 			bad = true;
 	}
 	/* The checks run VMA by VMA: which error wins depends on order. */

@@ -399,43 +399,264 @@ static void test_global_pressure(void)
 	munmap(vol, pages * page_size);
 }
 
+/* The counters that say where reclaimed volatile pages went. */
+struct reclaim_counts {
+	uint64_t purged, swapped;
+};
+
+static struct reclaim_counts reclaim_counts(void)
+{
+	struct reclaim_counts c = { vr_purged_counter(), 0 };
+
+	if (vmstat_read("pswpout", &c.swapped))
+		c.swapped = UINT64_MAX;
+	return c;
+}
+
+/*
+ * memory.reclaim of the test's cgroup; true when it purged at least 99%
+ * of @pages and swapped nothing out (volatile pages are purged, never
+ * written to swap, zram or not).
+ */
+static bool reclaim_purges(size_t pages, const char *what)
+{
+	struct reclaim_counts before = reclaim_counts(), after;
+
+	vr_reclaim(cg, 1024 * MIB);
+	after = reclaim_counts();
+	tap_diag("%s: pgvolatile_purged +%llu of %zu pages, pswpout +%llu",
+		 what, (unsigned long long)(after.purged - before.purged),
+		 pages, (unsigned long long)(after.swapped - before.swapped));
+	return before.purged != UINT64_MAX &&
+	       after.purged - before.purged >= pages * 99 / 100 &&
+	       before.swapped != UINT64_MAX &&
+	       after.swapped == before.swapped;
+}
+
+/* Wait for one byte on @fd; false on EOF or error. */
+static bool wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1;
+}
+
+static void send_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		tap_bail("pipe write: %s", strerror(errno));
+}
+
 static void test_fork(void)
 {
 	const size_t pages = 64;
-	char *p = vr_map(pages), *shared = vr_map(pages);
+	char *p = vr_map(pages);
 	int status;
 	pid_t pid;
 
 	vr_fill(p, pages, 9);
-	vr_fill(shared, pages, 10);
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
-	vr_madvise(shared, pages * page_size, MADV_VOLATILE);
 	pid = fork();
 	if (pid == 0) {
 		bool ok = vr_is_volatile(p) &&
 			  vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 0 &&
 			  vr_check(p, pages, 9).intact == pages;
 
-		/* The child's side of shared becomes nonvolatile and must
-		 * survive reclaim, whatever happens to the parent's side. */
-		vr_madvise(shared, pages * page_size, MADV_NONVOLATILE);
-		vr_reclaim(cg, 1024 * MIB);
-		ok = ok && vr_check(shared, pages, 10).intact == pages;
 		_exit(ok ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
 	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		   "fork: the child inherits volatility; a COW page it made nonvolatile survives reclaim");
-	{
-		int r = vr_madvise(shared, pages * page_size, MADV_NONVOLATILE);
-		struct vr_census c = vr_check(shared, pages, 10);
-
-		tap_result(r >= 0 && c.corrupt == 0 &&
-			   (r == 1 ? c.zero > 0 : c.intact == pages),
-			   "fork: the parent's side reports its own purges (%d)", r);
-	}
+		   "fork: the child inherits volatility and can undo it");
+	vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
 	munmap(p, pages * page_size);
-	munmap(shared, pages * page_size);
+}
+
+/*
+ * A page COW-shared after fork is purged only when every mapping of it is
+ * volatile: the child makes its side nonvolatile and keeps it, so reclaim
+ * in the parent may not take the parent's side either (nothing would be
+ * freed, and the parent would lose data the kernel still holds).
+ */
+static void test_fork_cow_shared(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	char *p = vr_map(pages);
+	int to_child[2], to_parent[2], status, r;
+	struct reclaim_counts before, after;
+	struct vr_census c;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	vr_fill(p, pages, 10);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = vr_madvise(p, pages * page_size,
+				     MADV_NONVOLATILE) == 0;
+
+		send_byte(to_parent[1]);
+		wait_byte(to_child[0]);
+		ok = ok && vr_check(p, pages, 10).intact == pages;
+		_exit(ok ? 0 : 1);
+	}
+	if (!wait_byte(to_parent[0]))
+		tap_bail("fork child died before making its side nonvolatile");
+	before = reclaim_counts();
+	vr_reclaim(cg, 1024 * MIB);
+	after = reclaim_counts();
+	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	c = vr_check(p, pages, 10);
+	send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	tap_diag("parent: NONVOLATILE %d, %zu intact, %zu zero; purged +%llu",
+		 r, c.intact, c.zero,
+		 (unsigned long long)(after.purged - before.purged));
+	tap_result(r == 0 && c.intact == pages && after.purged == before.purged,
+		   "fork: a COW page the child made nonvolatile is purged on neither side");
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "fork: the child's nonvolatile copy survives the parent's reclaim");
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	munmap(p, pages * page_size);
+}
+
+/*
+ * A folio shared with a child when the range is made volatile becomes the
+ * parent's alone when the child exits: it must then be purged like any
+ * other volatile page, with or without swap.
+ */
+static void test_shared_at_marking(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	char *p = vr_map(pages);
+	int to_child[2], status;
+	pid_t pid;
+
+	if (pipe(to_child))
+		tap_bail("pipe: %s", strerror(errno));
+	vr_fill(p, pages, 13);
+	pid = fork();
+	if (pid == 0) {
+		wait_byte(to_child[0]);
+		_exit(0);
+	}
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	tap_result(reclaim_purges(pages, "shared at marking") &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
+		   "a page shared with a child when marked is purged once the child is gone");
+	close(to_child[0]);
+	close(to_child[1]);
+	munmap(p, pages * page_size);
+}
+
+/* Pages first touched while volatile are purged too, never swapped. */
+static void test_touched_while_volatile(void)
+{
+	const size_t pages = 32 * MIB / page_size;
+	char *p = vr_map(pages);
+
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	vr_fill(p, pages, 14);
+	tap_result(reclaim_purges(pages, "touched while volatile") &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
+		   "pages first touched while volatile are purged, not swapped");
+	munmap(p, pages * page_size);
+}
+
+/*
+ * One NONVOLATILE/VOLATILE cycle must leave the pages as purgeable as the
+ * first marking did (the multi-gen LRU once kept them forever).
+ */
+static void test_volatile_again(void)
+{
+	const size_t pages = 32 * MIB / page_size;
+	char *p = vr_map(pages);
+	int r1, r2;
+
+	vr_fill(p, pages, 15);
+	r1 = vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	r2 = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	tap_result(r1 == 0 && r2 == 0 &&
+		   reclaim_purges(pages, "volatile again") &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
+		   "after a NONVOLATILE/VOLATILE cycle the pages are purged again");
+	munmap(p, pages * page_size);
+}
+
+/* The cgroup's memory.stat counts the purges of its own ranges. */
+static void test_memcg_event(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	uint64_t before = UINT64_MAX, after = 0;
+	char *p = vr_map(pages);
+
+	vr_fill(p, pages, 19);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	cg_read_key(cg, "memory.stat", "pgvolatile_purged", &before);
+	vr_reclaim(cg, 1024 * MIB);
+	cg_read_key(cg, "memory.stat", "pgvolatile_purged", &after);
+	tap_result(before != UINT64_MAX &&
+		   after - before >= pages * 99 / 100,
+		   "memory.stat pgvolatile_purged counts the cgroup's purges (+%lld)",
+		   (long long)(after - before));
+	vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	munmap(p, pages * page_size);
+}
+
+/*
+ * A volatile range that mprotect() splits in three and mremap() moves is
+ * purged whole: its volatility follows every piece.
+ */
+static void test_split_and_moved(void)
+{
+	const size_t pages = 4 * MIB / page_size;
+	char *p = vr_map(pages), *dest = vr_map(pages), *moved;
+	struct vr_census c;
+	int r;
+
+	vr_fill(p, pages, 20);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	mprotect(p + MIB, MIB, PROT_READ);
+	moved = mremap(p + 3 * MIB, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       dest);
+	tap_result(vr_vma_count(p, 3 * MIB) == 3 && moved == dest &&
+		   vr_is_volatile(p + 2 * MIB) && vr_is_volatile(dest) &&
+		   reclaim_purges(pages, "split and moved"),
+		   "a volatile range split by mprotect and moved by mremap is purged whole");
+	mprotect(p + MIB, MIB, PROT_READ | PROT_WRITE);
+	r = vr_madvise(p, 3 * MIB, MADV_NONVOLATILE);
+	c = vr_check(p, 3 * MIB / page_size, 20);
+	tap_result(r == 1 && c.zero == 3 * MIB / page_size &&
+		   vr_madvise(dest, MIB, MADV_NONVOLATILE) == 1 &&
+		   vr_page_zero(dest, 0),
+		   "NONVOLATILE reports the purge of every piece (%d, %zu zero)",
+		   r, c.zero);
+	munmap(p, 3 * MIB);
+	munmap(dest, pages * page_size);
+}
+
+/* MADV_VOLATILE is not MADV_FREE: it leaves the lazyfree counter alone. */
+static void test_lazyfree_counter(void)
+{
+	const size_t pages = 4 * MIB / page_size;
+	uint64_t before = UINT64_MAX, after = 0;
+	char *p = vr_map(pages);
+
+	vr_fill(p, pages, 16);
+	vmstat_read("pglazyfree", &before);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	vmstat_read("pglazyfree", &after);
+	tap_result(after == before,
+		   "MADV_VOLATILE does not count as pglazyfree (+%lld)",
+		   (long long)(after - before));
+	vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	munmap(p, pages * page_size);
 }
 
 static void test_thp(void)
@@ -469,21 +690,85 @@ static void test_thp(void)
 	munmap(raw, size + 2 * MIB);
 }
 
+/*
+ * mlock() of a volatile range succeeds and keeps its pages from being
+ * purged; MADV_NONVOLATILE works on it while it is locked, so a range can
+ * always be taken back.  (MADV_VOLATILE on a locked range is EINVAL: see
+ * test_bad_vmas.)
+ */
 static void test_mlock(void)
 {
 	const size_t pages = 64;
-	char *p = vr_map(pages);
-	int r, m;
+	char *p = vr_map(pages), *q = vr_map(pages);
+	struct reclaim_counts before, after;
+	int r, m, r2;
 
 	vr_fill(p, pages, 12);
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
 	m = mlock(p, pages * page_size);
+	before = reclaim_counts();
 	vr_reclaim(cg, 1024 * MIB);
-	munlock(p, pages * page_size);
+	after = reclaim_counts();
 	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
-	tap_result(m == 0 && r == 0 && vr_check(p, pages, 12).intact == pages,
-		   "mlocked volatile pages are never purged");
+	tap_result(m == 0 && r == 0 && !vr_is_volatile(p) &&
+		   after.purged == before.purged &&
+		   vr_check(p, pages, 12).intact == pages,
+		   "mlocked volatile pages are not purged; NONVOLATILE works while locked (%d)",
+		   r);
+	tap_result(vr_smaps_kb(p, "Locked") == (long)(pages * page_size / 1024),
+		   "NONVOLATILE leaves the range locked");
+	munlock(p, pages * page_size);
+
+	vr_fill(q, pages, 17);
+	m = mlock(q, pages * page_size);
+	r2 = vr_madvise(q, pages * page_size, MADV_NONVOLATILE);
+	tap_result(m == 0 && r2 == 0 && vr_check(q, pages, 17).intact == pages,
+		   "NONVOLATILE on locked memory that was never volatile returns 0");
+	munlock(q, pages * page_size);
 	munmap(p, pages * page_size);
+	munmap(q, pages * page_size);
+}
+
+/*
+ * The THP policy in sysfs applies to volatile ranges like to any other:
+ * with enabled=never a volatile range faults in no huge page.
+ */
+static void test_thp_policy(void)
+{
+	static const char *policy =
+		"/sys/kernel/mm/transparent_hugepage/enabled";
+	const size_t size = 4 * MIB, pages = size / page_size;
+	char saved[128] = "", *raw, *p, *mode;
+	long huge;
+	FILE *f;
+
+	f = fopen(policy, "r");
+	if (!f || !fgets(saved, sizeof(saved), f)) {
+		if (f)
+			fclose(f);
+		tap_skip("no THP sysfs policy", "THP: enabled=never holds for volatile ranges");
+		return;
+	}
+	fclose(f);
+	mode = strchr(saved, '[');
+	if (mode)
+		*strchr(mode, ']') = '\0';
+	if (cg_write("/sys/kernel/mm/transparent_hugepage", "enabled", "never"))
+		tap_bail("cannot write %s: %s", policy, strerror(errno));
+	raw = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = (char *)(((unsigned long)raw + 2 * MIB - 1) & ~(2 * MIB - 1));
+	vr_madvise(p, size, MADV_VOLATILE);
+	vr_fill(p, pages, 18);
+	huge = vr_smaps_kb(p, "AnonHugePages");
+	if (mode)
+		cg_write("/sys/kernel/mm/transparent_hugepage", "enabled",
+			 mode + 1);
+	tap_result(huge == 0,
+		   "THP: enabled=never holds for volatile ranges (%ld kB huge)",
+		   huge);
+	vr_madvise(p, size, MADV_NONVOLATILE);
+	munmap(raw, size + 2 * MIB);
 }
 
 /* Purge @pages of a fresh mapping and return it, still volatile. */
@@ -582,10 +867,27 @@ static void test_random(void)
 		   RANDOM_TRIALS);
 }
 
+/* Say which memory configuration the suite runs in: MGLRU and swap. */
+static void report_mode(void)
+{
+	char lru_gen[32] = "absent";
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+
+	if (f) {
+		if (!fgets(lru_gen, sizeof(lru_gen), f))
+			strcpy(lru_gen, "unreadable");
+		lru_gen[strcspn(lru_gen, "\n")] = '\0';
+		fclose(f);
+	}
+	tap_diag("mode: lru_gen/enabled %s, SwapTotal %ld kB", lru_gen,
+		 meminfo_kb("SwapTotal"));
+}
+
 int main(void)
 {
 	vr_init();
-	tap_plan(45);
+	tap_plan(56);
+	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
@@ -602,7 +904,15 @@ int main(void)
 	test_memory_limit("memory.high");
 	test_global_pressure();
 	test_fork();
+	test_fork_cow_shared();
+	test_shared_at_marking();
+	test_touched_while_volatile();
+	test_volatile_again();
+	test_lazyfree_counter();
+	test_memcg_event();
+	test_split_and_moved();
 	test_thp();
+	test_thp_policy();
 	test_mlock();
 	test_purged_entries();
 	test_random();

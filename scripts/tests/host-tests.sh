@@ -169,6 +169,10 @@ expect 2 'usage' "bench-report: bad arguments get the usage" -- \
 	python3 "$br" plot
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
+expect 2 "must be a positive integer, not '1G'" "boot.sh: a bad --zram is refused" -- \
+	"$S/boot.sh" --arch arm64 --zram 1G --job /dev/null
+expect 1 "MGLRU must be 0 or 1, not 'yes'" "run.sh: a bad MGLRU is refused" -- \
+	env RUN=true MGLRU=yes "$S/run.sh" arm64 0 64 1 10
 expect 2 "exclude each other" "boot.sh: --job with --shell is refused" -- \
 	"$S/boot.sh" --arch arm64 --job /dev/null --shell
 expect 1 "unknown ARCH 'sparc'" "boot.sh: an unknown arch is refused" -- \
