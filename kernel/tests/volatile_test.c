@@ -4,8 +4,11 @@
  *
  * Every error case checks its errno and that nothing changed (the VMAs of
  * the range in /proc/self/maps, VmFlags in smaps, the data).  The purge
- * cases run with no swap: by memory.reclaim, by memory.max and by global
- * memory pressure.  The test runs in the cgroup lab-volatile/main; the
+ * cases run by memory.reclaim, by memory.max and memory.high and by global
+ * memory pressure, in whatever memory configuration the guest booted with
+ * (make check runs the suite without swap, with the multi-gen LRU, with
+ * zram swap and with both); volatile pages must be purged in every one
+ * and never swapped.  The test runs in the cgroup lab-volatile/main; the
  * memory.max and memory.high cases use lab-volatile/limit.
  */
 #define _GNU_SOURCE
@@ -280,7 +283,7 @@ static void test_reclaim_purge(void)
 	tap_diag("memory.reclaim: %d, pgvolatile_purged +%llu of %zu pages", r,
 		 (unsigned long long)(after - before), pages);
 	tap_result(before != UINT64_MAX && after - before >= pages * 99 / 100,
-		   "memory.reclaim with no swap purges >= 99%% of volatile pages (vmstat)");
+		   "memory.reclaim purges >= 99%% of volatile pages (vmstat)");
 
 	sigbus = vr_sigbus_on_read(vol + (pages / 2) * page_size);
 	tap_result(sigbus, "reading a purged page while volatile raises SIGBUS");
@@ -383,6 +386,12 @@ static void test_global_pressure(void)
 	int status, r;
 
 	vr_fill(vol, pages, 8);
+	/*
+	 * The hog is a fork of this process: without DONTFORK it would
+	 * share the range's pages, and a page two volatile mappings share
+	 * is not purged (see test_fork_both_volatile).
+	 */
+	madvise(vol, pages * page_size, MADV_DONTFORK);
 	vr_madvise(vol, pages * page_size, MADV_VOLATILE);
 	/* At most all free memory plus half the volatile range. */
 	hog = meminfo_kb("MemFree") / 1024 + 32;
@@ -395,7 +404,7 @@ static void test_global_pressure(void)
 		 hog, status, (unsigned long long)(after - before), c.zero);
 	tap_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
 		   after > before && r == 1 && c.corrupt == 0 && c.zero > 0,
-		   "global memory pressure with no swap purges volatile pages");
+		   "global memory pressure purges volatile pages");
 	munmap(vol, pages * page_size);
 }
 
@@ -415,22 +424,27 @@ static struct reclaim_counts reclaim_counts(void)
 
 /*
  * memory.reclaim of the test's cgroup; true when it purged at least 99%
- * of @pages and swapped nothing out (volatile pages are purged, never
- * written to swap, zram or not).
+ * of the @pages at @p and swapped none of them: volatile pages are purged,
+ * never written to swap, zram or not.  pagemap says whether a page of the
+ * range sits in swap; pswpout, which also counts the test's own pages,
+ * may grow by less than 1% of the range.
  */
-static bool reclaim_purges(size_t pages, const char *what)
+static bool reclaim_purges(char *p, size_t pages, const char *what)
 {
 	struct reclaim_counts before = reclaim_counts(), after;
+	long swapped;
 
 	vr_reclaim(cg, 1024 * MIB);
 	after = reclaim_counts();
-	tap_diag("%s: pgvolatile_purged +%llu of %zu pages, pswpout +%llu",
+	swapped = vr_swapped_pages(p, pages);
+	tap_diag("%s: pgvolatile_purged +%llu of %zu pages, %ld in swap, pswpout +%llu",
 		 what, (unsigned long long)(after.purged - before.purged),
-		 pages, (unsigned long long)(after.swapped - before.swapped));
+		 pages, swapped,
+		 (unsigned long long)(after.swapped - before.swapped));
 	return before.purged != UINT64_MAX &&
 	       after.purged - before.purged >= pages * 99 / 100 &&
-	       before.swapped != UINT64_MAX &&
-	       after.swapped == before.swapped;
+	       swapped == 0 && before.swapped != UINT64_MAX &&
+	       after.swapped - before.swapped < pages / 100;
 }
 
 /* Wait for one byte on @fd; false on EOF or error. */
@@ -524,6 +538,52 @@ static void test_fork_cow_shared(void)
 }
 
 /*
+ * A page COW-shared after fork by two volatile mappings may be purged
+ * (every mapping of it is volatile), but the range engine purges only
+ * pages a mapping holds alone, so it stays until one side lets go of it.
+ * Known limit of the range engine, reported as such until it is lifted.
+ */
+static void test_fork_both_volatile(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	char *p = vr_map(pages);
+	int to_child[2], to_parent[2], status;
+	struct reclaim_counts before, after;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	vr_fill(p, pages, 21);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	pid = fork();
+	if (pid == 0) {
+		send_byte(to_parent[1]);
+		wait_byte(to_child[0]);
+		_exit(0);
+	}
+	if (!wait_byte(to_parent[0]))
+		tap_bail("fork child died early");
+	before = reclaim_counts();
+	vr_reclaim(cg, 1024 * MIB);
+	after = reclaim_counts();
+	send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	tap_diag("both sides volatile: purged +%llu of %zu shared pages",
+		 (unsigned long long)(after.purged - before.purged), pages);
+	if (after.purged - before.purged >= pages * 99 / 100)
+		tap_result(1, "fork: pages two volatile mappings share are purged");
+	else
+		tap_xfail("the range engine purges only pages one mapping holds",
+			  "fork: pages two volatile mappings share are purged");
+	vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	munmap(p, pages * page_size);
+}
+
+/*
  * A folio shared with a child when the range is made volatile becomes the
  * parent's alone when the child exits: it must then be purged like any
  * other volatile page, with or without swap.
@@ -546,7 +606,7 @@ static void test_shared_at_marking(void)
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
 	send_byte(to_child[1]);
 	waitpid(pid, &status, 0);
-	tap_result(reclaim_purges(pages, "shared at marking") &&
+	tap_result(reclaim_purges(p, pages, "shared at marking") &&
 		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
 		   "a page shared with a child when marked is purged once the child is gone");
 	close(to_child[0]);
@@ -562,7 +622,7 @@ static void test_touched_while_volatile(void)
 
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
 	vr_fill(p, pages, 14);
-	tap_result(reclaim_purges(pages, "touched while volatile") &&
+	tap_result(reclaim_purges(p, pages, "touched while volatile") &&
 		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
 		   "pages first touched while volatile are purged, not swapped");
 	munmap(p, pages * page_size);
@@ -583,7 +643,7 @@ static void test_volatile_again(void)
 	r2 = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
 	tap_result(r1 == 0 && r2 == 0 &&
-		   reclaim_purges(pages, "volatile again") &&
+		   reclaim_purges(p, pages, "volatile again") &&
 		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
 		   "after a NONVOLATILE/VOLATILE cycle the pages are purged again");
 	munmap(p, pages * page_size);
@@ -617,6 +677,7 @@ static void test_split_and_moved(void)
 {
 	const size_t pages = 4 * MIB / page_size;
 	char *p = vr_map(pages), *dest = vr_map(pages), *moved;
+	struct reclaim_counts before, after;
 	struct vr_census c;
 	int r;
 
@@ -625,9 +686,16 @@ static void test_split_and_moved(void)
 	mprotect(p + MIB, MIB, PROT_READ);
 	moved = mremap(p + 3 * MIB, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED,
 		       dest);
+	before = reclaim_counts();
+	vr_reclaim(cg, 1024 * MIB);
+	after = reclaim_counts();
+	tap_diag("split and moved: pgvolatile_purged +%llu of %zu pages",
+		 (unsigned long long)(after.purged - before.purged), pages);
 	tap_result(vr_vma_count(p, 3 * MIB) == 3 && moved == dest &&
 		   vr_is_volatile(p + 2 * MIB) && vr_is_volatile(dest) &&
-		   reclaim_purges(pages, "split and moved"),
+		   after.purged - before.purged >= pages * 99 / 100 &&
+		   vr_swapped_pages(p, 3 * MIB / page_size) == 0 &&
+		   vr_swapped_pages(dest, MIB / page_size) == 0,
 		   "a volatile range split by mprotect and moved by mremap is purged whole");
 	mprotect(p + MIB, MIB, PROT_READ | PROT_WRITE);
 	r = vr_madvise(p, 3 * MIB, MADV_NONVOLATILE);
@@ -886,7 +954,7 @@ static void report_mode(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(56);
+	tap_plan(57);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -905,6 +973,7 @@ int main(void)
 	test_global_pressure();
 	test_fork();
 	test_fork_cow_shared();
+	test_fork_both_volatile();
 	test_shared_at_marking();
 	test_touched_while_volatile();
 	test_volatile_again();

@@ -2,6 +2,7 @@
 /* Helpers for the volatile range tests; see vr_util.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -225,6 +226,29 @@ bool vr_sigbus_on_read(const volatile char *addr)
 		(void)*addr;
 	sigaction(SIGBUS, &old, NULL);
 	return hit;
+}
+
+long vr_swapped_pages(const void *addr, size_t pages)
+{
+	uint64_t entry;
+	long swapped = 0;
+	size_t i;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < pages; i++) {
+		off_t off = ((uintptr_t)addr / page_size + i) * sizeof(entry);
+
+		if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry)) {
+			close(fd);
+			return -1;
+		}
+		swapped += (entry >> 62) & 1;	/* PM_SWAP */
+	}
+	close(fd);
+	return swapped;
 }
 
 int vr_reclaim(const char *cgroup, uint64_t bytes)

@@ -43,6 +43,9 @@ long vr_smaps_kb(void *addr, const char *field);
 /* Read one byte of @addr; true when that raised SIGBUS. */
 bool vr_sigbus_on_read(const volatile char *addr);
 
+/* How many pages of the range pagemap shows as swapped out; -1 on error. */
+long vr_swapped_pages(const void *addr, size_t pages);
+
 /* Ask the current cgroup's memory.reclaim for @bytes; -errno on failure. */
 int vr_reclaim(const char *cgroup, uint64_t bytes);
 uint64_t vr_purged_counter(void);
