@@ -62,6 +62,7 @@ job=$out/vm-selftests.job
 cat > "$job" <<'JOB'
 mkdir -p /tmp/vm /lab/out/logs
 cd /tmp/vm || exit 1
+echo 1 > /proc/sys/vm/overcommit_memory || exit 1
 : > /lab/out/results
 while read -r name timeout args; do
 	echo "# $name $args"
