@@ -289,7 +289,7 @@ static void test_cgroup_reclaim(void)
 		tap_result(purged > 0 && wrong == 0,
 			   "difference D2: memory.reclaim of the cgroup purges volatile regions");
 		tap_result(purged < pages,
-			   "difference D3: purging is per page; pins report exactly those pages");
+			   "difference D3: purging is per chunk; pins report exactly those pages");
 	} else {
 		tap_result(purged == 0 && wrong == 0,
 			   "difference D2: memory.reclaim of the cgroup does not purge ashmem");
