@@ -31,10 +31,12 @@ phase()
 }
 
 phase "host unit tests"
-# The unit tests run the report scripts (python3).  The lint test is
-# optional: shellcheck is installed when we may, and its test is skipped
-# (and says so) when it is missing.
-"$LAB_TOP/scripts/deps.sh" plot
+# The unit tests run the report scripts (python3) and the kernel tree's
+# extract/apply cycle on a fake tarball (xz, git): a minbase system has
+# none of them (make fresh-check).  The lint test is optional: shellcheck
+# is installed when we may, and its test is skipped (and says so) when it
+# is missing.
+"$LAB_TOP/scripts/deps.sh" kernel plot
 "$LAB_TOP/scripts/deps.sh" lint 2>/dev/null || log "shellcheck not installed; its test is skipped"
 "$LAB_TOP/scripts/tests/host-tests.sh" > "$results/host.tap" 2>&1 || true
 

@@ -264,7 +264,8 @@ ok "$([ -f "$tree.extracted" ] && [ ! -d "$tree.tmp" ]; echo $?)" \
 # --- fresh machines -------------------------------------------------
 # Tools the build calls that a minbase Debian 12 lacks (make fresh-check
 # found the first one): each must come from deps.sh.
-for tool in rsync:kernel bc:kernel flex:kernel cpio:rootfs python3:plot; do
+for tool in rsync:kernel bc:kernel flex:kernel xz-utils:kernel cpio:rootfs \
+	python3:plot; do
 	"$S/deps.sh" --list "${tool#*:}" > "$tmp/pkgs"
 	ok "$(grep -qx "${tool%:*}" "$tmp/pkgs"; echo $?)" \
 		"deps.sh: group ${tool#*:} installs ${tool%:*}"
