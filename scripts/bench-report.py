@@ -343,16 +343,16 @@ def stall_notes(purge, bench, w):
               "stall is that of a process that never got its memory.")
         elif va > aa:
             w(f"- {x:g} MiB: volatile's stall p99 is {fmt(va / aa)} times "
-              "ashmem's. The likely reason (from the mechanisms; not "
-              "measured apart): volatile pages are reclaimed in LRU "
-              "batches by the allocating task (direct reclaim), while "
-              "one call of ashmem's shrinker drops whole ranges at "
-              "once.")
+              "ashmem's. Not measured apart; from the mechanisms: both "
+              "are purged by a shrinker in the allocating task's reclaim, "
+              "ashmem's dropping whole ranges per call, volatile's zapping "
+              "at most 2 MiB and at most what reclaim asked for per "
+              "visit.")
         vm = g("madvfree", "stall_ms_p99")
         if vm:
             w(f"- {x:g} MiB: volatile / madvfree stall p99 = "
-              f"{fmt(va / vm)}: both are purged by the same lazyfree LRU "
-              "path (kernel patch 4).")
+              f"{fmt(va / vm)} (madvfree pages are reclaimed from the "
+              "LRU, volatile ranges by the shrinker of kernel patch 5).")
     w("")
 
 
@@ -395,13 +395,13 @@ def report_arch(arch, d, meta, data, out):
     w("")
     if losses:
         w("volatile's pair is slower than ashmem's at: "
-          + ", ".join(losses) + ". Why: volatile's unpin walks the page "
-          "tables of the range and moves every resident page to the "
-          "inactive file LRU (that is how reclaim finds volatile pages "
-          "without swap, kernel patch 4), and its pin walks them again; "
-          "ashmem's unpin and pin only edit a short list of ranges, "
-          "whatever their size. So volatile's cost grows with the "
-          "resident size and ashmem's does not.\n")
+          + ", ".join(losses) + ". Not measured apart; from the "
+          "mechanisms: neither unpin nor pin touches the pages (volatile: "
+          "a VMA split, a flag and a list insertion, then a flag and a "
+          "merge; ashmem: an edit of its list of ranges), so the "
+          "difference is the fixed cost of the two paths (VMA split and "
+          "merge under the mmap_lock, against an ioctl under one global "
+          "mutex).\n")
     else:
         w("volatile's pair is not slower than ashmem's at any size "
           "measured.\n")
@@ -507,9 +507,10 @@ def report_arch(arch, d, meta, data, out):
                        "above" if v > lr + 0.005 else "level with")
             w(f"- memory.max {x:g}: volatile {fmt(v)}, ashmem {fmt(a)}, "
               f"the hand-sized LRU {fmt(lr)}: volatile is {verdict} the "
-              "reference" + (" (it purges in kernel LRU order, page by "
-                             "page, without knowing which objects are "
-                             "hot; the reference evicts whole objects)"
+              "reference" + (" (it purges the oldest unpinned range "
+                             "first, 2 MiB at a time, without knowing "
+                             "which objects are hot; the reference evicts "
+                             "whole objects)"
                              if verdict == "below" else "") + ".")
         w("")
 
