@@ -485,6 +485,66 @@ static void test_fork(void)
 	munmap(p, pages * page_size);
 }
 
+/* What the parent saw in fork_then_reclaim(). */
+struct fork_reclaim {
+	int nonvolatile;	/* the parent's MADV_NONVOLATILE after reclaim */
+	struct vr_census census;	/* the parent's pages after it */
+	uint64_t purged;	/* pgvolatile_purged during the reclaim */
+	int child_status;
+};
+
+/*
+ * Fill @pages pages with @seed, mark them volatile and fork; the child
+ * makes its side nonvolatile when @child_unmarks and checks that its copy
+ * stays intact.  The parent reclaims its cgroup while the child waits,
+ * then makes its own side nonvolatile.
+ */
+static struct fork_reclaim fork_then_reclaim(size_t pages, unsigned int seed,
+					     bool child_unmarks)
+{
+	char *p = vr_map(pages);
+	int to_child[2], to_parent[2];
+	struct reclaim_counts before, after;
+	struct fork_reclaim res;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	vr_fill(p, pages, seed);
+	vr_madvise(p, pages * page_size, MADV_VOLATILE);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = !child_unmarks ||
+			  vr_madvise(p, pages * page_size,
+				     MADV_NONVOLATILE) == 0;
+
+		send_byte(to_parent[1]);
+		wait_byte(to_child[0]);
+		if (child_unmarks)
+			ok = ok && vr_check(p, pages, seed).intact == pages;
+		_exit(ok ? 0 : 1);
+	}
+	if (!wait_byte(to_parent[0]))
+		tap_bail("fork child died before the parent's reclaim");
+	before = reclaim_counts();
+	vr_reclaim(cg, 1024 * MIB);
+	after = reclaim_counts();
+	res.nonvolatile = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
+	res.census = vr_check(p, pages, seed);
+	res.purged = after.purged - before.purged;
+	send_byte(to_child[1]);
+	waitpid(pid, &res.child_status, 0);
+	tap_diag("parent: NONVOLATILE %d, %zu intact, %zu zero; purged +%llu",
+		 res.nonvolatile, res.census.intact, res.census.zero,
+		 (unsigned long long)res.purged);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	munmap(p, pages * page_size);
+	return res;
+}
+
 /*
  * A page COW-shared after fork is purged only when every mapping of it is
  * volatile: the child makes its side nonvolatile and keeps it, so reclaim
@@ -494,93 +554,29 @@ static void test_fork(void)
 static void test_fork_cow_shared(void)
 {
 	const size_t pages = 8 * MIB / page_size;
-	char *p = vr_map(pages);
-	int to_child[2], to_parent[2], status, r;
-	struct reclaim_counts before, after;
-	struct vr_census c;
-	pid_t pid;
+	struct fork_reclaim res = fork_then_reclaim(pages, 10, true);
 
-	if (pipe(to_child) || pipe(to_parent))
-		tap_bail("pipe: %s", strerror(errno));
-	vr_fill(p, pages, 10);
-	vr_madvise(p, pages * page_size, MADV_VOLATILE);
-	pid = fork();
-	if (pid == 0) {
-		bool ok = vr_madvise(p, pages * page_size,
-				     MADV_NONVOLATILE) == 0;
-
-		send_byte(to_parent[1]);
-		wait_byte(to_child[0]);
-		ok = ok && vr_check(p, pages, 10).intact == pages;
-		_exit(ok ? 0 : 1);
-	}
-	if (!wait_byte(to_parent[0]))
-		tap_bail("fork child died before making its side nonvolatile");
-	before = reclaim_counts();
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
-	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
-	c = vr_check(p, pages, 10);
-	send_byte(to_child[1]);
-	waitpid(pid, &status, 0);
-	tap_diag("parent: NONVOLATILE %d, %zu intact, %zu zero; purged +%llu",
-		 r, c.intact, c.zero,
-		 (unsigned long long)(after.purged - before.purged));
-	tap_result(r == 0 && c.intact == pages && after.purged == before.purged,
+	tap_result(res.nonvolatile == 0 && res.census.intact == pages &&
+		   res.purged == 0,
 		   "fork: a COW page the child made nonvolatile is purged on neither side");
-	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	tap_result(WIFEXITED(res.child_status) &&
+		   WEXITSTATUS(res.child_status) == 0,
 		   "fork: the child's nonvolatile copy survives the parent's reclaim");
-	close(to_child[0]);
-	close(to_child[1]);
-	close(to_parent[0]);
-	close(to_parent[1]);
-	munmap(p, pages * page_size);
 }
 
 /*
  * A page COW-shared after fork by two volatile mappings may be purged:
  * every mapping of it is volatile.  Reclaim in the parent purges the
- * parent's side (the child's range may be purged later, or not).
+ * parent's side (and the child's, which is in the same cgroup).
  */
 static void test_fork_both_volatile(void)
 {
 	const size_t pages = 8 * MIB / page_size;
-	char *p = vr_map(pages);
-	int to_child[2], to_parent[2], status, r;
-	struct reclaim_counts before, after;
-	struct vr_census c;
-	pid_t pid;
+	struct fork_reclaim res = fork_then_reclaim(pages, 21, false);
 
-	if (pipe(to_child) || pipe(to_parent))
-		tap_bail("pipe: %s", strerror(errno));
-	vr_fill(p, pages, 21);
-	vr_madvise(p, pages * page_size, MADV_VOLATILE);
-	pid = fork();
-	if (pid == 0) {
-		send_byte(to_parent[1]);
-		wait_byte(to_child[0]);
-		_exit(0);
-	}
-	if (!wait_byte(to_parent[0]))
-		tap_bail("fork child died early");
-	before = reclaim_counts();
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
-	send_byte(to_child[1]);
-	waitpid(pid, &status, 0);
-	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
-	c = vr_check(p, pages, 21);
-	tap_diag("both sides volatile: purged +%llu of %zu shared pages; NONVOLATILE %d, %zu zero",
-		 (unsigned long long)(after.purged - before.purged), pages, r,
-		 c.zero);
-	tap_result(after.purged - before.purged >= pages * 99 / 100 &&
-		   r == 1 && c.zero == pages && c.corrupt == 0,
+	tap_result(res.purged >= pages * 99 / 100 && res.nonvolatile == 1 &&
+		   res.census.zero == pages && res.census.corrupt == 0,
 		   "fork: pages two volatile mappings share are purged");
-	close(to_child[0]);
-	close(to_child[1]);
-	close(to_parent[0]);
-	close(to_parent[1]);
-	munmap(p, pages * page_size);
 }
 
 /*
