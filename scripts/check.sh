@@ -98,50 +98,49 @@ crossing_tap()
 	fi
 }
 
+# run_job NAME JOB BOOT_ARGS...: boot a guest that runs JOB and collect its
+# TAP into $results/NAME; a guest that failed (kernel report, timeout, no
+# status) is one more failure, in boot.tap.
+run_job()
+{
+	local name=$1 job=$2 run_dir=$LAB_BUILD/runs/check-$1 verdict
+
+	shift 2
+	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --mem 1024 --cpus 2 \
+		--timeout 900 --quiet "$@" --run-dir "$run_dir" \
+		--job "$job" || true
+	mkdir -p "$results/$name"
+	cp "$run_dir/share/out/"*.tap "$results/$name/" 2>/dev/null || true
+	verdict=$(cat "$run_dir/verdict" 2>/dev/null || echo 'no verdict')
+	[ "$verdict" = ok ] ||
+		printf '1..1\nnot ok 1 %s: guest run failed: %s\n' \
+			"$name" "$verdict" > "$results/$name/boot.tap"
+}
+
 # run_suites DEBUG: build and boot one variant, collect its TAP.
 run_suites()
 {
-	local debug=$1 variant run_dir
+	local debug=$1 variant
 
 	variant=$(variant_name "$arch" "$debug")
 	phase "building the $variant kernel"
 	lab_make kernel DEBUG="$debug"
 	phase "running the in-guest suites on $variant"
-	run_dir=$LAB_BUILD/runs/check-$variant
-	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug "$debug" \
-		--mem 1024 --cpus 2 --timeout 900 --quiet \
-		--run-dir "$run_dir" --job "$suites_job" || true
-	mkdir -p "$results/$variant"
-	cp "$run_dir/share/out/"*.tap "$results/$variant/" 2>/dev/null || true
-	crossing_tap "$run_dir" "$variant" > "$results/$variant/crossing.tap"
+	run_job "$variant" "$suites_job" --debug "$debug"
+	crossing_tap "$LAB_BUILD/runs/check-$variant" "$variant" \
+		> "$results/$variant/crossing.tap"
 }
 
 # run_mode DEBUG NAME BOOT_ARGS...: the volatile suite again in one of
 # Android's memory configurations (MGLRU, zram swap), same kernel.
 run_mode()
 {
-	local debug=$1 name=$2 variant run_dir dir
+	local debug=$1 name=$2 variant
 
 	shift 2
 	variant=$(variant_name "$arch" "$debug")
 	phase "volatile suite on $variant with $name"
-	run_dir=$LAB_BUILD/runs/check-$variant-$name
-	dir=$results/$variant-$name
-	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug "$debug" \
-		--mem 1024 --cpus 2 --timeout 900 --quiet "$@" \
-		--run-dir "$run_dir" --job "$mode_job" || true
-	mkdir -p "$dir"
-	cp "$run_dir/share/out/"*.tap "$dir/" 2>/dev/null ||
-		printf '1..1\nnot ok 1 %s %s: no TAP came back: %s\n' \
-			"$variant" "$name" \
-			"$(cat "$run_dir/verdict" 2>/dev/null || echo 'no verdict')" \
-			> "$dir/volatile_test.tap"
-	if [ "$(cat "$run_dir/verdict" 2>/dev/null)" != ok ]; then
-		printf '1..1\nnot ok 1 %s %s: guest run failed: %s\n' \
-			"$variant" "$name" \
-			"$(cat "$run_dir/verdict" 2>/dev/null || echo 'no verdict')" \
-			> "$dir/boot.tap"
-	fi
+	run_job "$variant-$name" "$mode_job" --debug "$debug" "$@"
 }
 mode_job=$results/mode.job
 echo 'run-tests volatile_test' > "$mode_job"

@@ -408,18 +408,25 @@ static void test_global_pressure(void)
 	munmap(vol, pages * page_size);
 }
 
-/* The counters that say where reclaimed volatile pages went. */
-struct reclaim_counts {
-	uint64_t purged, swapped;
+/* What one memory.reclaim of the test's cgroup did with pages. */
+struct reclaim_delta {
+	uint64_t purged;	/* pgvolatile_purged */
+	uint64_t swapped;	/* pswpout */
+	bool valid;		/* both counters could be read */
 };
 
-static struct reclaim_counts reclaim_counts(void)
+static struct reclaim_delta reclaim_cgroup(void)
 {
-	struct reclaim_counts c = { vr_purged_counter(), 0 };
+	uint64_t purged = vr_purged_counter(), swapped = 0, swapped_after = 0;
+	struct reclaim_delta d;
+	int err = vmstat_read("pswpout", &swapped);
 
-	if (vmstat_read("pswpout", &c.swapped))
-		c.swapped = UINT64_MAX;
-	return c;
+	vr_reclaim(cg, 1024 * MIB);
+	err |= vmstat_read("pswpout", &swapped_after);
+	d.purged = vr_purged_counter() - purged;
+	d.swapped = swapped_after - swapped;
+	d.valid = purged != UINT64_MAX && !err;
+	return d;
 }
 
 /*
@@ -431,20 +438,14 @@ static struct reclaim_counts reclaim_counts(void)
  */
 static bool reclaim_purges(char *p, size_t pages, const char *what)
 {
-	struct reclaim_counts before = reclaim_counts(), after;
-	long swapped;
+	struct reclaim_delta d = reclaim_cgroup();
+	long swapped = vr_swapped_pages(p, pages);
 
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
-	swapped = vr_swapped_pages(p, pages);
 	tap_diag("%s: pgvolatile_purged +%llu of %zu pages, %ld in swap, pswpout +%llu",
-		 what, (unsigned long long)(after.purged - before.purged),
-		 pages, swapped,
-		 (unsigned long long)(after.swapped - before.swapped));
-	return before.purged != UINT64_MAX &&
-	       after.purged - before.purged >= pages * 99 / 100 &&
-	       swapped == 0 && before.swapped != UINT64_MAX &&
-	       after.swapped - before.swapped < pages / 100;
+		 what, (unsigned long long)d.purged, pages, swapped,
+		 (unsigned long long)d.swapped);
+	return d.valid && d.purged >= pages * 99 / 100 && swapped == 0 &&
+	       d.swapped < pages / 100;
 }
 
 /* Wait for one byte on @fd; false on EOF or error. */
@@ -504,7 +505,6 @@ static struct fork_reclaim fork_then_reclaim(size_t pages, unsigned int seed,
 {
 	char *p = vr_map(pages);
 	int to_child[2], to_parent[2];
-	struct reclaim_counts before, after;
 	struct fork_reclaim res;
 	pid_t pid;
 
@@ -526,12 +526,9 @@ static struct fork_reclaim fork_then_reclaim(size_t pages, unsigned int seed,
 	}
 	if (!wait_byte(to_parent[0]))
 		tap_bail("fork child died before the parent's reclaim");
-	before = reclaim_counts();
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
+	res.purged = reclaim_cgroup().purged;
 	res.nonvolatile = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
 	res.census = vr_check(p, pages, seed);
-	res.purged = after.purged - before.purged;
 	send_byte(to_child[1]);
 	waitpid(pid, &res.child_status, 0);
 	tap_diag("parent: NONVOLATILE %d, %zu intact, %zu zero; purged +%llu",
@@ -673,7 +670,7 @@ static void test_split_and_moved(void)
 {
 	const size_t pages = 4 * MIB / page_size;
 	char *p = vr_map(pages), *dest = vr_map(pages), *moved;
-	struct reclaim_counts before, after;
+	struct reclaim_delta d;
 	struct vr_census c;
 	int r;
 
@@ -682,14 +679,12 @@ static void test_split_and_moved(void)
 	mprotect(p + MIB, MIB, PROT_READ);
 	moved = mremap(p + 3 * MIB, MIB, MIB, MREMAP_MAYMOVE | MREMAP_FIXED,
 		       dest);
-	before = reclaim_counts();
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
+	d = reclaim_cgroup();
 	tap_diag("split and moved: pgvolatile_purged +%llu of %zu pages",
-		 (unsigned long long)(after.purged - before.purged), pages);
+		 (unsigned long long)d.purged, pages);
 	tap_result(vr_vma_count(p, 3 * MIB) == 3 && moved == dest &&
 		   vr_is_volatile(p + 2 * MIB) && vr_is_volatile(dest) &&
-		   after.purged - before.purged >= pages * 99 / 100 &&
+		   d.valid && d.purged >= pages * 99 / 100 &&
 		   vr_swapped_pages(p, 3 * MIB / page_size) == 0 &&
 		   vr_swapped_pages(dest, MIB / page_size) == 0,
 		   "a volatile range split by mprotect and moved by mremap is purged whole");
@@ -764,18 +759,15 @@ static void test_mlock(void)
 {
 	const size_t pages = 64;
 	char *p = vr_map(pages), *q = vr_map(pages);
-	struct reclaim_counts before, after;
+	struct reclaim_delta d;
 	int r, m, r2;
 
 	vr_fill(p, pages, 12);
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
 	m = mlock(p, pages * page_size);
-	before = reclaim_counts();
-	vr_reclaim(cg, 1024 * MIB);
-	after = reclaim_counts();
+	d = reclaim_cgroup();
 	r = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
-	tap_result(m == 0 && r == 0 && !vr_is_volatile(p) &&
-		   after.purged == before.purged &&
+	tap_result(m == 0 && r == 0 && !vr_is_volatile(p) && d.purged == 0 &&
 		   vr_check(p, pages, 12).intact == pages,
 		   "mlocked volatile pages are not purged; NONVOLATILE works while locked (%d)",
 		   r);
