@@ -718,12 +718,111 @@ static void test_lazyfree_counter(void)
 	munmap(p, pages * page_size);
 }
 
+/* What the kernel counts as volatile: system-wide and in the cgroup, in kB. */
+struct volatile_count {
+	long meminfo;
+	long memcg;
+};
+
+static struct volatile_count volatile_count(void)
+{
+	struct volatile_count v = { meminfo_kb("Volatile"), -1 };
+	uint64_t bytes;
+
+	if (!cg_read_key(cg, "memory.stat", "volatile", &bytes))
+		v.memcg = bytes / 1024;
+	return v;
+}
+
+/* Both counts are @kb above @base. */
+static bool volatile_count_is(struct volatile_count base, long kb)
+{
+	struct volatile_count now = volatile_count();
+
+	if (base.meminfo < 0 || base.memcg < 0)
+		return false;
+	if (now.meminfo - base.meminfo != kb || now.memcg - base.memcg != kb)
+		tap_diag("Volatile: %+ld kB, memory.stat volatile %+ld kB, expected %+ld",
+			 now.meminfo - base.meminfo, now.memcg - base.memcg,
+			 kb);
+	return now.meminfo - base.meminfo == kb &&
+	       now.memcg - base.memcg == kb;
+}
+
+/*
+ * /proc/meminfo Volatile: and memory.stat volatile count the size of the
+ * ranges the shrinker may still purge: up when a range is marked, the
+ * same after a split, doubled by fork until the child exits, down when
+ * the range is purged, made nonvolatile or unmapped.  smaps Volatile: is
+ * the resident part of a volatile VMA.
+ */
+static void test_accounting(void)
+{
+	const size_t size = 4 * MIB, pages = size / page_size;
+	const long kb = size / 1024;
+	struct volatile_count base = volatile_count();
+	int to_child[2], from_child[2], status = -1;
+	bool marked, split, smaps, forked, exited;
+	char *p = vr_map(pages);
+	pid_t pid;
+
+	vr_fill(p, pages, 21);
+	smaps = vr_smaps_kb(p, "Volatile") == 0;
+	vr_madvise(p, size, MADV_VOLATILE);
+	marked = volatile_count_is(base, kb);
+	smaps = smaps && vr_smaps_kb(p, "Volatile") == vr_smaps_kb(p, "Rss") &&
+		vr_smaps_kb(p, "Rss") == kb;
+	mprotect(p + MIB, MIB, PROT_READ);
+	split = vr_vma_count(p, size) == 3 && volatile_count_is(base, kb);
+	mprotect(p + MIB, MIB, PROT_READ | PROT_WRITE);
+	tap_result(marked && split && smaps,
+		   "accounting: MADV_VOLATILE counts the range in meminfo Volatile: and memory.stat volatile, at its size after a split; smaps Volatile: is its Rss");
+
+	if (pipe(to_child) || pipe(from_child))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		send_byte(from_child[1]);
+		_exit(wait_byte(to_child[0]) ? 0 : 1);
+	}
+	forked = wait_byte(from_child[0]) && volatile_count_is(base, 2 * kb);
+	send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	exited = volatile_count_is(base, kb);
+	tap_result(forked && exited && WIFEXITED(status) &&
+		   !WEXITSTATUS(status),
+		   "accounting: fork doubles the count until the child exits");
+	close(to_child[0]);
+	close(to_child[1]);
+	close(from_child[0]);
+	close(from_child[1]);
+
+	vr_reclaim(cg, 1024 * MIB);
+	tap_result(volatile_count_is(base, 0) &&
+		   vr_smaps_kb(p, "Volatile") == 0,
+		   "accounting: a range purged whole is no longer counted");
+	vr_madvise(p, size, MADV_NONVOLATILE);
+	vr_fill(p, pages, 21);
+	vr_madvise(p, size, MADV_VOLATILE);
+	marked = volatile_count_is(base, kb);
+	vr_madvise(p, size, MADV_NONVOLATILE);
+	tap_result(marked && volatile_count_is(base, 0) &&
+		   vr_smaps_kb(p, "Volatile") == 0,
+		   "accounting: MADV_NONVOLATILE takes the range out of the count");
+	vr_madvise(p, size, MADV_VOLATILE);
+	munmap(p, size);
+	tap_result(volatile_count_is(base, 0),
+		   "accounting: unmapping a volatile range takes it out of the count");
+}
+
 static void test_thp(void)
 {
 	const size_t size = 4 * MIB, pages = size / page_size;
+	uint64_t split_before = 0, split_after = 0;
+	struct vr_census c;
 	char *raw, *p;
+	int r, split_err;
 	long huge;
-	int r;
 
 	raw = mmap(NULL, size + 2 * MIB, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -733,19 +832,27 @@ static void test_thp(void)
 	huge = vr_smaps_kb(p, "AnonHugePages");
 	if (huge <= 0) {
 		tap_skip("no THP backing the range", "THP: huge pages are purged");
+		tap_skip("no THP backing the range", "THP: purged without a split");
 		tap_skip("no THP backing the range", "THP: NONVOLATILE reports it");
 		munmap(raw, size + 2 * MIB);
 		return;
 	}
 	tap_diag("AnonHugePages %ld kB", huge);
 	vr_madvise(p, size, MADV_VOLATILE);
+	split_err = vmstat_read("thp_split_pmd", &split_before);
 	vr_reclaim(cg, 1024 * MIB);
+	split_err |= vmstat_read("thp_split_pmd", &split_after);
 	tap_result(vr_smaps_kb(p, "AnonHugePages") == 0 &&
 		   vr_smaps_kb(p, "Rss") < (long)(size / 1024 / 2),
 		   "THP: huge-page-backed volatile memory is purged");
+	tap_result(!split_err && split_after == split_before,
+		   "THP: a huge page the range holds alone is purged without a PMD split (thp_split_pmd %+lld)",
+		   (long long)(split_after - split_before));
 	r = vr_madvise(p, size, MADV_NONVOLATILE);
-	tap_result(r == 1 && vr_check(p, pages, 11).corrupt == 0,
-		   "THP: NONVOLATILE reports the purge (%d)", r);
+	c = vr_check(p, pages, 11);
+	tap_result(r == 1 && c.corrupt == 0 && c.zero == pages,
+		   "THP: NONVOLATILE reports the purge (%d), every page reads zero (%zu of %zu)",
+		   r, c.zero, pages);
 	munmap(raw, size + 2 * MIB);
 }
 
@@ -942,7 +1049,7 @@ static void report_mode(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(57);
+	tap_plan(63);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -968,6 +1075,7 @@ int main(void)
 	test_lazyfree_counter();
 	test_memcg_event();
 	test_split_and_moved();
+	test_accounting();
 	test_thp();
 	test_thp_policy();
 	test_mlock();
