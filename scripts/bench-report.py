@@ -320,6 +320,66 @@ def headline(pin, purge, cache, w):
       "better; throughput and hit rates: higher is better.\n")
 
 
+def targets(now, before, w):
+    """The range engine's targets, against the first series' run."""
+    pin, purge, cache = now
+    pin0, purge0, cache0 = before
+    rows = []
+
+    def row(what, v0, v, target, met):
+        rows.append((what, fmt(v0), fmt(v), target,
+                     "n/a" if met is None else ("met" if met else "MISSED")))
+
+    def worst(t, bench, params, num, den, metric, f):
+        rs = [ratio(t.get(bench, num, x, metric), t.get(bench, den, x, metric))
+              for x in params]
+        rs = [r for r in rs if r is not None]
+        return f(rs) if rs else None
+
+    sizes = pin.params("pin_size")
+    r0 = worst(pin0, "pin_size", pin0.params("pin_size"), "volatile",
+               "ashmem", "pair_ns_p50", max)
+    r = worst(pin, "pin_size", sizes, "volatile", "ashmem", "pair_ns_p50",
+              max)
+    row("unpin + pin p50, volatile / ashmem, worst size", r0, r, "<= 1.0",
+        None if r is None else r <= 1.0)
+    mib = pick(purge.params("purge_reclaim"), 64)
+    if mib is not None:
+        args = ("purge_reclaim", mib, "purge_mib_per_s")
+        r0 = ratio(purge0.get(args[0], "volatile", *args[1:]),
+                   purge0.get(args[0], "dontneed", *args[1:]))
+        r = ratio(purge.get(args[0], "volatile", *args[1:]),
+                  purge.get(args[0], "dontneed", *args[1:]))
+        row(f"memory.reclaim purge of {mib:g} MiB, volatile / dontneed",
+            r0, r, ">= 0.5", None if r is None else r >= 0.5)
+        g = lambda t, b, m: t.get("purge_global", b, mib, m)
+        r0 = ratio(g(purge0, "volatile", "stall_ms_p99"),
+                   g(purge0, "dontneed", "stall_ms_p99"))
+        r = ratio(g(purge, "volatile", "stall_ms_p99"),
+                  g(purge, "dontneed", "stall_ms_p99"))
+        row(f"global pressure, {mib:g} MiB: stall p99, volatile / dontneed",
+            r0, r, "<= 2", None if r is None else r <= 2)
+        r0 = ratio(g(purge0, "volatile", "stall_ms_max"),
+                   g(purge0, "ashmem", "stall_ms_max"))
+        r = ratio(g(purge, "volatile", "stall_ms_max"),
+                  g(purge, "ashmem", "stall_ms_max"))
+        row(f"global pressure, {mib:g} MiB: stall max, volatile / ashmem",
+            r0, r, "<= 1", None if r is None else r <= 1)
+    for bench in ("cache_regions", "cache_arena", "cache_regions_competitor"):
+        for x in cache.params(bench):
+            if x <= 0:
+                continue
+            v0 = cache0.get(bench, "volatile", x, "hit_rate")
+            v = cache.get(bench, "volatile", x, "hit_rate")
+            row(f"hit rate, {bench}, memory.max {x:g} MiB", v0, v,
+                ">= series v1", None if None in (v0, v) else v >= v0)
+    w("| measure | series v1 | this series | target | |")
+    w("|---|---|---|---|---|")
+    for r in rows:
+        w("| " + " | ".join(r) + " |")
+    w("")
+
+
 def stall_notes(purge, bench, w):
     """What the stall table shows, and where volatile loses, why."""
     for x in purge.params(bench):
@@ -373,6 +433,18 @@ def report_arch(arch, d, meta, data, out):
     w("")
     w("### Headline ratios\n")
     headline(pin, purge, cache, w)
+    v1 = os.path.join(os.path.dirname(os.path.normpath(d)), "series-v1",
+                      arch)
+    if os.path.isdir(v1):
+        _, data0 = load(v1)
+        w("### The range engine's targets\n")
+        w(f"Medians of this run against the first series' run "
+          f"(`results/series-v1/{arch}`, LRU-based purging), same "
+          "benchmarks and guest; the targets are those of the lab's "
+          "issue 13. The kernel commit messages (`kernel/patches`) give "
+          "the measurements behind each design choice.\n")
+        targets((pin, purge, cache), tuple(Table(data0[f]) for f in
+                                           FAMILIES), w)
 
     # 1. pin/unpin cost
     w("### 1. Pin/unpin cost\n")

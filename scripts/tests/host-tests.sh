@@ -167,6 +167,21 @@ ok "$([ ! -e "$tmp/bench/out.md" ]; echo $?)" \
 	"bench-report: nothing is written from a malformed file"
 expect 2 'usage' "bench-report: bad arguments get the usage" -- \
 	python3 "$br" plot
+# Next to a series-v1 run, the report compares the two against the targets.
+mkdir -p "$tmp/rep/arm64" "$tmp/rep/series-v1/arm64"
+for d in "$tmp/rep/arm64" "$tmp/rep/series-v1/arm64"; do
+	{ bench_csv; cat "$tmp/bench/rows"; } > "$d/pin.csv"
+	{ bench_csv; sed 's/pin_size,size_kib=4,100,pair_ns_p50,ns/purge_reclaim,mib=8,4,purged_mib,MiB/' "$tmp/bench/rows"; } > "$d/purge.csv"
+done
+{ bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } > "$tmp/rep/arm64/cache.csv"
+{ bench_csv; echo "volatile,cache_regions,limit_mib=2,0.6,hit_rate,ratio,1"; } > "$tmp/rep/series-v1/arm64/cache.csv"
+python3 "$br" report "$tmp/rep/out.md" "$tmp/rep/arm64" > /dev/null 2>&1 || true
+ok "$(grep -qF '| unpin + pin p50, volatile / ashmem, worst size | 1 | 1 | <= 1.0 | met |' \
+	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
+	"bench-report: a target met against series v1 says met"
+ok "$(grep -qF '| hit rate, cache_regions, memory.max 2 MiB | 0.6 | 0.5 | >= series v1 | MISSED |' \
+	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
+	"bench-report: a target missed against series v1 says MISSED"
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
 expect 2 "must be a positive integer, not '1G'" "boot.sh: a bad --zram is refused" -- \
