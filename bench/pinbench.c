@@ -9,8 +9,10 @@
  *	one, then pinned one by one (the fragmentation a cache arena makes;
  *	VMA splitting is the known cost of volatile ranges).
  *
- * Rows: unpin_ns, pin_ns and pair_ns at p50 and p99 (per call), and for
- * fragments the VMAs of the process while the fragments are unpinned.
+ * Rows: unpin_ns, pin_ns and pair_ns at p50 and p99 (per call); for
+ * ashmem and volatile, kernel_pair_ns, the pair as bare system calls;
+ * and for fragments the VMAs of the process while the fragments are
+ * unpinned.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -61,6 +63,32 @@ static void check(int ret, const char *call)
 		die("%s: %s failed: %m", prog, call);
 }
 
+/*
+ * The same pair as bench_size() through the bare system calls: how much
+ * of the pair is the kernel's and how much the library's (both libraries
+ * look the region up with fstat() on every call).
+ */
+static void bench_kernel_pair(struct csv *csv, const char *param,
+			      struct region *r, long iters)
+{
+	struct samples pair = { 0 };
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		uint64_t t0 = now_ns();
+		int purged;
+
+		check(region_pin_kernel(r, true), "kernel unpin");
+		purged = region_pin_kernel(r, false);
+		samples_add(&pair, now_ns() - t0);
+		check(purged, "kernel pin");
+		if (purged)
+			content_fill(r->map, r->len, 1);
+	}
+	report(csv, param, "kernel_pair", &pair);
+	samples_free(&pair);
+}
+
 static void bench_size(struct csv *csv, enum backend b, size_t size,
 		       long iters)
 {
@@ -92,6 +120,8 @@ static void bench_size(struct csv *csv, enum backend b, size_t size,
 	report(csv, param, "unpin", &unpin);
 	report(csv, param, "pin", &pin);
 	report(csv, param, "pair", &pair);
+	if (b == BACKEND_ASHMEM || b == BACKEND_VOLATILE)
+		bench_kernel_pair(csv, param, &r, iters);
 	region_destroy(&r);
 	samples_free(&unpin);
 	samples_free(&pin);

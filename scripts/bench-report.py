@@ -281,6 +281,9 @@ def headline(pin, purge, cache, w):
         for x in (min(sizes), max(sizes)):
             rows.append((f"unpin + pin of a {size_label(x)} region, "
                          "p50 ns", pin, "pin_size", x, "pair_ns_p50"))
+        rows.append((f"the same, {size_label(min(sizes))}, as bare system "
+                     "calls (no library), p50 ns", pin, "pin_size",
+                     min(sizes), "kernel_pair_ns_p50"))
     if frags:
         x = max(frags)
         for what in ("unpin", "pin"):
@@ -343,6 +346,10 @@ def targets(now, before, w):
               max)
     row("unpin + pin p50, volatile / ashmem, worst size", r0, r, "<= 1.0",
         None if r is None else r <= 1.0)
+    r = worst(pin, "pin_size", sizes, "volatile", "ashmem",
+              "kernel_pair_ns_p50", max)
+    row("the same as bare system calls (madvise against ioctl), worst size",
+        None, r, "(where the cost is)", None)
     mib = pick(purge.params("purge_reclaim"), 64)
     if mib is not None:
         args = ("purge_reclaim", mib, "purge_mib_per_s")

@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <linux/ashmem.h>
+#include <linux/mman.h>
 
 #include <cutils/ashmem.h>
 
@@ -71,6 +75,27 @@ int region_create(struct region *r, enum backend b, size_t len)
 	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return r->map == MAP_FAILED ? -1 : 0;
+}
+
+/*
+ * The system call that region_unpin() (@unpin) or region_pin() of the
+ * whole region ends in, made directly: the kernel's share of the cost,
+ * without the library's checks and lookups.  ashmem and volatile only.
+ */
+int region_pin_kernel(struct region *r, bool unpin)
+{
+	struct ashmem_pin pin = { .offset = 0, .len = r->len };
+
+	switch (r->backend) {
+	case BACKEND_ASHMEM:
+		return ioctl(r->fd, unpin ? ASHMEM_UNPIN : ASHMEM_PIN, &pin);
+	case BACKEND_VOLATILE:
+		return madvise(r->map, r->len,
+			       unpin ? MADV_VOLATILE : MADV_NONVOLATILE);
+	default:
+		errno = EOPNOTSUPP;
+		return -1;
+	}
 }
 
 int region_unpin(struct region *r, size_t off, size_t len)

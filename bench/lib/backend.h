@@ -45,6 +45,13 @@ int region_create(struct region *r, enum backend b, size_t len);
 /* Bytes [@off, @off + @len) of the region; page aligned. */
 int region_unpin(struct region *r, size_t off, size_t len);
 /*
+ * Unpin (@unpin) or pin the whole region with the one system call the
+ * library ends in (ioctl for ashmem, madvise for volatile), bypassing the
+ * library; as region_pin() for the result.  -1 and EOPNOTSUPP for the
+ * other backends.
+ */
+int region_pin_kernel(struct region *r, bool unpin);
+/*
  * 0 when the range kept its contents, 1 when some of it was purged,
  * -1 and errno on failure.  For madvfree the contents must have a
  * non-zero first word in every page (content_fill() does).
