@@ -857,6 +857,67 @@ static void test_thp(void)
 }
 
 /*
+ * A volatile range inside a THP: the purge unmaps part of the THP, which
+ * frees nothing until the THP is split.  A small memory.reclaim must get
+ * the memory it was told was purged (memory.current drops by at least the
+ * purged pages), and the split must keep the rest of the THP intact.
+ * Without swap nothing else is reclaimable, so the purge must happen.
+ */
+static void test_thp_partial(void)
+{
+	const size_t thp = 2 * MIB, pages = thp / page_size;
+	const size_t first = 128, nr = 64;	/* 256 KiB inside the THP */
+	uint64_t cur0 = 0, cur1 = 0, purged0, purged1;
+	bool no_swap = meminfo_kb("SwapTotal") == 0;
+	size_t i, lost = 0, zero = 0, corrupt = 0;
+	char *raw, *p;
+	long freed;
+	int r;
+
+	raw = mmap(NULL, 2 * thp, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = (char *)(((unsigned long)raw + thp - 1) & ~(thp - 1));
+	madvise(p, thp, MADV_HUGEPAGE);
+	vr_fill(p, pages, 23);
+	if (vr_smaps_kb(p, "AnonHugePages") <= 0) {
+		tap_skip("no THP backing the range",
+			 "THP in part: the purge frees what it reports");
+		tap_skip("no THP backing the range",
+			 "THP in part: the rest of the THP is intact");
+		munmap(raw, 2 * thp);
+		return;
+	}
+	vr_madvise(p + first * page_size, nr * page_size, MADV_VOLATILE);
+	purged0 = vr_purged_counter();
+	cg_read_u64(cg, "memory.current", &cur0);
+	vr_reclaim(cg, nr * page_size);
+	cg_read_u64(cg, "memory.current", &cur1);
+	purged1 = vr_purged_counter();
+	freed = (long)(cur0 - cur1);
+	tap_diag("THP in part: pgvolatile_purged +%llu pages, memory.current -%ld kB",
+		 (unsigned long long)(purged1 - purged0), freed / 1024);
+	tap_result(cur0 && (!no_swap || purged1 - purged0 >= nr) &&
+		   freed >= (long)((purged1 - purged0) * page_size),
+		   "THP in part: the purge frees what it reports (%s)",
+		   no_swap ? "no swap: it must purge" : "swap may serve instead");
+	r = vr_madvise(p + first * page_size, nr * page_size,
+		       MADV_NONVOLATILE);
+	for (i = 0; i < pages; i++) {
+		if (i < first || i >= first + nr)
+			lost += !vr_page_intact(p, i, 23);
+		else if (vr_page_zero(p, i))
+			zero++;
+		else
+			corrupt += !vr_page_intact(p, i, 23);
+	}
+	tap_result(r >= 0 && lost == 0 && corrupt == 0 &&
+		   (r == 0 || zero > 0),
+		   "THP in part: the rest of the THP is intact (%zu pages lost), NONVOLATILE says %d",
+		   lost, r);
+	munmap(raw, 2 * thp);
+}
+
+/*
  * mlock() of a volatile range succeeds and keeps its pages from being
  * purged; MADV_NONVOLATILE works on it while it is locked, so a range can
  * always be taken back.  (MADV_VOLATILE on a locked range is EINVAL: see
@@ -1049,7 +1110,7 @@ static void report_mode(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(63);
+	tap_plan(65);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -1077,6 +1138,7 @@ int main(void)
 	test_split_and_moved();
 	test_accounting();
 	test_thp();
+	test_thp_partial();
 	test_thp_policy();
 	test_mlock();
 	test_purged_entries();
