@@ -381,26 +381,23 @@ def targets(now, before, w):
               "kernel_pair_ns_p50", max)
     row("the same as bare system calls (madvise against ioctl), worst size",
         None, r, "(where the cost is)", None)
+    def purge_ratios(bench, x, metric, den):
+        """volatile / @den of @metric in the first series and in this one."""
+        return tuple(ratio(t.get(bench, "volatile", x, metric),
+                           t.get(bench, den, x, metric))
+                     for t in (purge0, purge))
+
     mib = pick(purge.params("purge_reclaim"), 64)
     if mib is not None:
-        args = ("purge_reclaim", mib, "purge_mib_per_s")
-        r0 = ratio(purge0.get(args[0], "volatile", *args[1:]),
-                   purge0.get(args[0], "dontneed", *args[1:]))
-        r = ratio(purge.get(args[0], "volatile", *args[1:]),
-                  purge.get(args[0], "dontneed", *args[1:]))
+        r0, r = purge_ratios("purge_reclaim", mib, "purge_mib_per_s",
+                             "dontneed")
         row(f"memory.reclaim purge of {mib:g} MiB, volatile / dontneed",
             r0, r, ">= 0.5", None if r is None else r >= 0.5, "reclaim")
-        g = lambda t, b, m: t.get("purge_global", b, mib, m)
-        r0 = ratio(g(purge0, "volatile", "stall_ms_p99"),
-                   g(purge0, "dontneed", "stall_ms_p99"))
-        r = ratio(g(purge, "volatile", "stall_ms_p99"),
-                  g(purge, "dontneed", "stall_ms_p99"))
+        r0, r = purge_ratios("purge_global", mib, "stall_ms_p99",
+                             "dontneed")
         row(f"global pressure, {mib:g} MiB: stall p99, volatile / dontneed",
             r0, r, "<= 2", None if r is None else r <= 2, "stall")
-        r0 = ratio(g(purge0, "volatile", "stall_ms_max"),
-                   g(purge0, "ashmem", "stall_ms_max"))
-        r = ratio(g(purge, "volatile", "stall_ms_max"),
-                  g(purge, "ashmem", "stall_ms_max"))
+        r0, r = purge_ratios("purge_global", mib, "stall_ms_max", "ashmem")
         row(f"global pressure, {mib:g} MiB: stall max, volatile / ashmem",
             r0, r, "<= 1", None if r is None else r <= 1, "stall")
     for bench in ("cache_regions", "cache_arena", "cache_regions_competitor"):
