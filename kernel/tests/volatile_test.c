@@ -26,6 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/io_uring.h>
+
 #include "cgroup.h"
 #include "proc.h"
 #include "tap.h"
@@ -918,6 +920,55 @@ static void test_thp_partial(void)
 }
 
 /*
+ * Pages pinned for DMA (FOLL_PIN: an io_uring fixed buffer here) are in
+ * use by a device: a purge must keep them, THP or not, and NONVOLATILE
+ * must say nothing was purged.  Once unpinned, the same range is purged.
+ */
+static void test_pinned(void)
+{
+	const size_t thp = 2 * MIB, pages = 2 * thp / page_size;
+	struct io_uring_params params;
+	struct iovec iov;
+	int ring, r1, r2, i, err = 0;
+	char *raw, *p;
+
+	raw = mmap(NULL, 3 * thp, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = (char *)(((unsigned long)raw + thp - 1) & ~(thp - 1));
+	/* One THP and one of small pages, where THPs are to be had. */
+	madvise(p, thp, MADV_HUGEPAGE);
+	madvise(p + thp, thp, MADV_NOHUGEPAGE);
+	vr_fill(p, pages, 24);
+	memset(&params, 0, sizeof(params));
+	ring = syscall(__NR_io_uring_setup, 1, &params);
+	iov.iov_base = p;
+	iov.iov_len = 2 * thp;
+	if (ring < 0 || syscall(__NR_io_uring_register, ring,
+				IORING_REGISTER_BUFFERS, &iov, 1) < 0)
+		err = errno;
+	tap_diag("pinned: AnonHugePages %ld kB", vr_smaps_kb(p, "AnonHugePages"));
+	vr_madvise(p, 2 * thp, MADV_VOLATILE);
+	vr_reclaim(cg, 1024 * MIB);
+	r1 = vr_madvise(p, 2 * thp, MADV_NONVOLATILE);
+	tap_result(!err && r1 == 0 && vr_check(p, pages, 24).intact == pages,
+		   "pages pinned for DMA (io_uring fixed buffers) are never purged (%d%s%s)",
+		   r1, err ? ", " : "", err ? strerror(err) : "");
+	if (ring >= 0)
+		close(ring);
+	/* The ring's teardown unpins the pages later, from a workqueue. */
+	for (i = 0, r2 = 0; i < 100 && r2 == 0; i++) {
+		usleep(100 * 1000);
+		vr_madvise(p, 2 * thp, MADV_VOLATILE);
+		vr_reclaim(cg, 1024 * MIB);
+		r2 = vr_madvise(p, 2 * thp, MADV_NONVOLATILE);
+	}
+	tap_result(!err && r2 == 1,
+		   "the same pages are purged once unpinned (%d, after %d tries)",
+		   r2, i);
+	munmap(raw, 3 * thp);
+}
+
+/*
  * mlock() of a volatile range succeeds and keeps its pages from being
  * purged; MADV_NONVOLATILE works on it while it is locked, so a range can
  * always be taken back.  (MADV_VOLATILE on a locked range is EINVAL: see
@@ -1110,7 +1161,7 @@ static void report_mode(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(65);
+	tap_plan(67);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -1139,6 +1190,7 @@ int main(void)
 	test_accounting();
 	test_thp();
 	test_thp_partial();
+	test_pinned();
 	test_thp_policy();
 	test_mlock();
 	test_purged_entries();
