@@ -131,19 +131,20 @@ run_suites()
 		> "$results/$variant/crossing.tap"
 }
 
-# run_mode DEBUG NAME BOOT_ARGS...: the volatile suite again in one of
-# Android's memory configurations (MGLRU, zram swap), same kernel.
+# run_mode DEBUG NAME BOOT_ARGS...: the volatile suites again in one of
+# Android's memory configurations (MGLRU, zram swap), same kernel: the
+# kernel's (anonymous and shmem) and ashmem-compat's on volatile ranges.
 run_mode()
 {
 	local debug=$1 name=$2 variant
 
 	shift 2
 	variant=$(variant_name "$arch" "$debug")
-	phase "volatile suite on $variant with $name"
+	phase "volatile suites on $variant with $name"
 	run_job "$variant-$name" "$mode_job" --debug "$debug" "$@"
 }
 mode_job=$results/mode.job
-echo 'run-tests volatile_test' > "$mode_job"
+echo 'run-tests volatile_test volatile_shmem_test cutils_api_volatile_test sharing_volatile_test client64_volatile_test' > "$mode_job"
 
 run_suites 0
 run_mode 0 mglru --mglru

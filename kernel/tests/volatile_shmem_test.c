@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * volatile_shmem_test: volatile ranges of shmem files (memfd), shared by
+ * every process that holds the file.
+ *
+ * fallocate(FALLOC_FL_MARK_VOLATILE) on the fd, or MADV_VOLATILE on a
+ * MAP_SHARED mapping, lets reclaim purge the range; FALLOC_FL_UNMARK_VOLATILE
+ * (or MADV_NONVOLATILE) takes it back and returns 1 when any part of it
+ * was purged.  Every error case checks its errno and that nothing changed
+ * (the data, and the Volatile: line of /proc/meminfo).  The purge cases run
+ * in whatever memory configuration the guest booted with (make check runs
+ * the suite without swap, with the multi-gen LRU, with zram swap and with
+ * both): volatile pages must be purged and never swapped.  The test runs in
+ * the cgroup lab-vshmem/main; other cases use lab-vshmem/a, lab-vshmem/b
+ * and lab-vshmem/limit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/falloc.h>
+
+#include "cgroup.h"
+#include "proc.h"
+#include "tap.h"
+#include "vr_util.h"
+
+#define MIB (1024UL * 1024UL)
+#define MARK FALLOC_FL_MARK_VOLATILE
+#define UNMARK FALLOC_FL_UNMARK_VOLATILE
+#define ZERO FALLOC_FL_VOLATILE_ZERO
+
+static char cg[CG_PATH_MAX], cg_parent[CG_PATH_MAX];
+
+/* A memfd of @pages pages, mapped shared at *@map (when @map). */
+static int region(size_t pages, char **map)
+{
+	int fd = memfd_create("vshmem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, pages * page_size))
+		tap_bail("memfd of %zu pages: %s", pages, strerror(errno));
+	if (map) {
+		*map = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
+		if (*map == MAP_FAILED)
+			tap_bail("mmap memfd: %s", strerror(errno));
+	}
+	return fd;
+}
+
+static void unregion(int fd, char *map, size_t pages)
+{
+	if (map)
+		munmap(map, pages * page_size);
+	close(fd);
+}
+
+/* fallocate() of a page range, returning -errno on failure. */
+static int vfalloc(int fd, int mode, size_t first, size_t pages)
+{
+	int r = fallocate(fd, mode, first * page_size, pages * page_size);
+
+	return r < 0 ? -errno : r;
+}
+
+static int mark(int fd, size_t first, size_t pages)
+{
+	return vfalloc(fd, MARK, first, pages);
+}
+
+static int unmark(int fd, size_t first, size_t pages)
+{
+	return vfalloc(fd, UNMARK, first, pages);
+}
+
+/* What memory.reclaim of the test's cgroup did. */
+struct reclaim_delta {
+	uint64_t purged;	/* pgvolatile_purged */
+	uint64_t swapped;	/* pswpout */
+	bool valid;
+};
+
+static struct reclaim_delta reclaim_in(const char *cgroup, uint64_t bytes)
+{
+	uint64_t purged = vr_purged_counter(), swapped = 0, swapped_after = 0;
+	struct reclaim_delta d;
+	int err = vmstat_read("pswpout", &swapped);
+
+	vr_reclaim(cgroup, bytes);
+	err |= vmstat_read("pswpout", &swapped_after);
+	d.purged = vr_purged_counter() - purged;
+	d.swapped = swapped_after - swapped;
+	d.valid = purged != UINT64_MAX && !err;
+	return d;
+}
+
+/* Count how many pages of @fd read zero through read(). */
+static size_t zero_pages_by_read(int fd, size_t pages)
+{
+	char *buf = malloc(page_size);
+	size_t i, zero = 0, j;
+
+	if (!buf)
+		tap_bail("malloc");
+	for (i = 0; i < pages; i++) {
+		if (pread(fd, buf, page_size, i * page_size) !=
+		    (ssize_t)page_size)
+			continue;
+		for (j = 0; j < page_size && !buf[j]; j++)
+			;
+		zero += j == page_size;
+	}
+	free(buf);
+	return zero;
+}
+
+/*
+ * fallocate(@call_fd, @mode, @off, @len) fails with @err and changes
+ * nothing in the region @fd, mapped at @p.
+ */
+static void expect_error_fd(const char *what, int call_fd, int fd, char *p,
+			    size_t size, int mode, off_t off, off_t len,
+			    int err)
+{
+	long before = meminfo_kb("Volatile");
+	int r = fallocate(call_fd, mode, off, len) < 0 ? -errno : 0;
+	long after = meminfo_kb("Volatile");
+
+	tap_result(r == -err && before == after &&
+		   vr_check(p, size, 21).intact == size &&
+		   unmark(fd, 0, size) == 0,
+		   "%s: %s (got %s), nothing changed", what, strerror(err),
+		   strerror(-r));
+}
+
+static void expect_error(const char *what, int fd, char *p, size_t size,
+			 int mode, off_t off, off_t len, int err)
+{
+	expect_error_fd(what, fd, fd, p, size, mode, off, len, err);
+}
+
+static void test_errors(void)
+{
+	const size_t pages = 8;
+	char *p;
+	int fd = region(pages, &p), ro;
+	char path[64];
+
+	vr_fill(p, pages, 21);
+	expect_error("unaligned offset", fd, p, pages, MARK, 1, page_size,
+		     EINVAL);
+	expect_error("length not a page multiple", fd, p, pages, MARK, 0,
+		     page_size + 1, EINVAL);
+	expect_error("range beyond the last page", fd, p, pages, MARK, 0,
+		     (pages + 1) * page_size, EINVAL);
+	expect_error("MARK with UNMARK", fd, p, pages, MARK | UNMARK, 0,
+		     page_size, EINVAL);
+	expect_error("MARK with KEEP_SIZE", fd, p, pages,
+		     MARK | FALLOC_FL_KEEP_SIZE, 0, page_size, EINVAL);
+	expect_error("ZERO alone", fd, p, pages, ZERO, 0, page_size, EINVAL);
+	expect_error("UNMARK with ZERO", fd, p, pages, UNMARK | ZERO, 0,
+		     page_size, EINVAL);
+	expect_error("UNMARK beyond the last page", fd, p, pages, UNMARK, 0,
+		     (pages + 1) * page_size, EINVAL);
+	expect_error("length 0", fd, p, pages, MARK, 0, 0, EINVAL);
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	expect_error_fd("fd open read-only", ro, fd, p, pages, MARK, 0,
+			page_size, EBADF);
+	close(ro);
+
+	/* Through a mapping: the range must lie in one shared mapping. */
+	{
+		char *q = mmap(NULL, 2 * pages * page_size,
+			       PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		long before = meminfo_kb("Volatile");
+		int r;
+
+		/* p and q are separate VMAs: cross from one to a hole. */
+		r = vr_madvise(p + (pages - 1) * page_size, 2 * page_size,
+			       MADV_VOLATILE);
+		tap_result((r == -EINVAL || r == -ENOMEM) &&
+			   meminfo_kb("Volatile") == before &&
+			   vr_check(p, pages, 21).intact == pages,
+			   "MADV_VOLATILE past the end of a shared mapping fails (%s), nothing changed",
+			   strerror(-r));
+		mlock(q, page_size);
+		r = vr_madvise(q, page_size, MADV_VOLATILE);
+		tap_result(r == -EINVAL && meminfo_kb("Volatile") == before,
+			   "MADV_VOLATILE on an mlocked shared mapping: EINVAL, nothing changed");
+		munmap(q, 2 * pages * page_size);
+	}
+	unregion(fd, p, pages);
+}
+
+/* Marking and unmarking without pressure keeps the data; accounting. */
+static void test_no_pressure(void)
+{
+	const size_t pages = 1024;
+	long base = meminfo_kb("Volatile"), marked, overlap, unmarked;
+	char *p;
+	int fd = region(pages, &p), r1, r2, r3;
+
+	vr_fill(p, pages, 22);
+	r1 = mark(fd, 0, pages);
+	marked = meminfo_kb("Volatile");
+	/* Marking again, and overlapping, does not count twice. */
+	r2 = mark(fd, pages / 4, pages / 2) | vfalloc(fd, MARK | ZERO, 0, 1);
+	overlap = meminfo_kb("Volatile");
+	r3 = unmark(fd, 0, pages);
+	unmarked = meminfo_kb("Volatile");
+	tap_result(r1 == 0 && r2 == 0 && r3 == 0 &&
+		   vr_check(p, pages, 22).intact == pages,
+		   "mark, mark again, unmark: 0, 0, 0 and the data intact");
+	tap_result(marked - base == (long)(pages * page_size / 1024) &&
+		   overlap == marked && unmarked == base,
+		   "meminfo Volatile: +%ld kB marked, %ld after overlap, %+ld unmarked",
+		   marked - base, overlap - base, unmarked - base);
+	/* Closing the last reference drops the ranges. */
+	mark(fd, 0, pages);
+	unregion(fd, p, pages);
+	tap_result(meminfo_kb("Volatile") == base,
+		   "closing a file with volatile ranges drops them (%+ld kB)",
+		   meminfo_kb("Volatile") - base);
+}
+
+/* Purge by memory.reclaim: SIGBUS, read() zeros, UNMARK reports it. */
+static void test_reclaim_purge(void)
+{
+	const size_t pages = 32 * MIB / page_size;
+	struct reclaim_delta d;
+	struct vr_census c;
+	char *p;
+	int fd = region(pages, &p), r;
+	size_t zero_read;
+
+	vr_fill(p, pages, 23);
+	mark(fd, 0, pages);
+	d = reclaim_in(cg, 1024 * MIB);
+	tap_diag("memory.reclaim: pgvolatile_purged +%llu of %zu pages, pswpout +%llu",
+		 (unsigned long long)d.purged, pages,
+		 (unsigned long long)d.swapped);
+	tap_result(d.valid && d.purged >= pages * 99 / 100 &&
+		   d.swapped < pages / 100,
+		   "memory.reclaim purges >= 99%% of a volatile memfd, swaps none");
+	tap_result(vr_sigbus_on_read(p + pages / 2 * page_size),
+		   "reading a purged page through a mapping raises SIGBUS");
+	zero_read = zero_pages_by_read(fd, pages);
+	tap_result(zero_read >= pages * 99 / 100,
+		   "read() of the purged range returns zeros (%zu pages)",
+		   zero_read);
+	r = unmark(fd, 0, pages);
+	c = vr_check(p, pages, 23);
+	tap_result(r == 1 && c.zero >= pages * 99 / 100 && c.corrupt == 0 &&
+		   !vr_sigbus_on_read(p + pages / 2 * page_size),
+		   "UNMARK returns 1, the pages read zeros, no SIGBUS (%zu zero)",
+		   c.zero);
+	unregion(fd, p, pages);
+}
+
+/*
+ * A small reclaim purges part of a range: UNMARK, page by page, says
+ * purged for exactly the pages that lost their data.
+ */
+static void test_partial_exact(void)
+{
+	const size_t pages = 32 * MIB / page_size;
+	size_t i, reported = 0, lost = 0, wrong = 0;
+	bool purged, zero;
+	char *p;
+	int fd = region(pages, &p);
+
+	vr_fill(p, pages, 24);
+	mark(fd, 0, pages);
+	reclaim_in(cg, 4 * MIB);
+	for (i = 0; i < pages; i++) {
+		purged = unmark(fd, i, 1) == 1;
+		zero = vr_page_zero(p, i);
+		reported += purged;
+		lost += zero;
+		wrong += purged != zero || (!zero && !vr_page_intact(p, i, 24));
+	}
+	tap_diag("4 MiB reclaim: %zu pages reported purged, %zu lost",
+		 reported, lost);
+	tap_result(wrong == 0 && lost > 0 && lost < pages,
+		   "UNMARK page by page reports exactly the lost pages (%zu wrong)",
+		   wrong);
+	unregion(fd, p, pages);
+}
+
+/* Ranges unmarked before a purge are never reported purged. */
+static void test_unmarked_not_purged(void)
+{
+	const size_t pages = 16 * MIB / page_size;
+	char *p;
+	int fd = region(pages, &p), r1, r2;
+
+	vr_fill(p, pages, 25);
+	mark(fd, 0, pages);
+	r1 = unmark(fd, 0, pages / 2);
+	reclaim_in(cg, 1024 * MIB);
+	r2 = unmark(fd, pages / 2, pages / 2);
+	tap_result(r1 == 0 && r2 == 1 &&
+		   vr_check(p, pages / 2, 25).intact == pages / 2,
+		   "the half unmarked before reclaim is intact and reported 0; the other 1");
+	unregion(fd, p, pages);
+}
+
+/* FALLOC_FL_VOLATILE_ZERO: a purged page reads zeros, not SIGBUS. */
+static void test_zero_fill(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	char *p;
+	int fd = region(pages, &p), r;
+	bool sigbus;
+
+	vr_fill(p, pages, 26);
+	vfalloc(fd, MARK | ZERO, 0, pages);
+	reclaim_in(cg, 1024 * MIB);
+	sigbus = vr_sigbus_on_read(p + page_size);
+	tap_result(!sigbus && vr_page_zero(p, 1),
+		   "ZERO: a purged page of a volatile range reads zeros");
+	r = unmark(fd, 0, pages);
+	tap_result(r == 1, "ZERO: UNMARK still reports the purge (%d)", r);
+	unregion(fd, p, pages);
+}
+
+/* Writes sealed: marking and unmarking work, and the purge discards. */
+static void test_sealed(void)
+{
+	const size_t pages = 4 * MIB / page_size;
+	int fd = region(pages, NULL), r1, r2, r3;
+	char *p = malloc(pages * page_size);
+	size_t i;
+
+	if (!p)
+		tap_bail("malloc");
+	vr_fill(p, pages, 27);
+	for (i = 0; i < pages; i++)
+		if (pwrite(fd, p + i * page_size, page_size, i * page_size) !=
+		    (ssize_t)page_size)
+			tap_bail("pwrite: %s", strerror(errno));
+	r1 = fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
+		   F_SEAL_GROW);
+	r2 = mark(fd, 0, pages);
+	reclaim_in(cg, 1024 * MIB);
+	r3 = unmark(fd, 0, pages);
+	tap_result(r1 == 0 && r2 == 0 && r3 == 1 &&
+		   zero_pages_by_read(fd, pages) >= pages * 99 / 100,
+		   "F_SEAL_WRITE: mark 0, unmark 1, the sealed data purged to zeros");
+	free(p);
+	close(fd);
+}
+
+/* Wait for one byte on @fd; false on EOF or error. */
+static bool wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1;
+}
+
+static void send_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		tap_bail("pipe write: %s", strerror(errno));
+}
+
+/*
+ * Two processes share a memfd: the child marks it volatile through its
+ * own mapping; after the parent's reclaim the child's mapping raises
+ * SIGBUS too, and the parent's UNMARK reports the purge, whose zeros both
+ * see.  Then the other way round: unmarked by the child, nothing purged.
+ */
+static void test_shared_processes(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	int to_child[2], to_parent[2], status, r, fd;
+	char *p;
+	pid_t pid;
+
+	fd = region(pages, &p);
+	vr_fill(p, pages, 28);
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0) {
+		char *q = mmap(NULL, pages * page_size, PROT_READ,
+			       MAP_SHARED, fd, 0);
+		int bad = 0;
+
+		if (q == MAP_FAILED)
+			_exit(2);
+		bad |= vr_madvise(q, pages * page_size, MADV_VOLATILE) != 0;
+		send_byte(to_parent[1]);
+		wait_byte(to_child[0]);		/* parent reclaimed */
+		bad |= !vr_sigbus_on_read(q + page_size) << 1;
+		send_byte(to_parent[1]);
+		wait_byte(to_child[0]);		/* parent unmarked */
+		bad |= !vr_page_zero(q, 1) << 2;
+		/* Round two: mark, then take it back before any reclaim. */
+		bad |= (vr_madvise(q, pages * page_size,
+				   MADV_VOLATILE) != 0) << 3;
+		bad |= (vr_madvise(q, pages * page_size,
+				   MADV_NONVOLATILE) != 0) << 4;
+		send_byte(to_parent[1]);
+		_exit(bad);
+	}
+	wait_byte(to_parent[0]);
+	reclaim_in(cg, 1024 * MIB);
+	send_byte(to_child[1]);
+	wait_byte(to_parent[0]);
+	r = unmark(fd, 0, pages);
+	tap_result(r == 1 && vr_page_zero(p, 1),
+		   "marked by another process, purged: UNMARK here says 1 (%d)",
+		   r);
+	send_byte(to_child[1]);
+	wait_byte(to_parent[0]);
+	vr_fill(p, pages, 29);
+	reclaim_in(cg, 1024 * MIB);
+	waitpid(pid, &status, 0);
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "the other process saw SIGBUS, then zeros; its mark+unmark returned 0 (status %#x)",
+		   status);
+	tap_result(vr_check(p, pages, 29).intact == pages &&
+		   unmark(fd, 0, pages) == 0,
+		   "after the other process unmarked, reclaim purges nothing");
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	unregion(fd, p, pages);
+}
+
+/*
+ * Pages charged to cgroup a, marked volatile by a process in cgroup b:
+ * a's memory.reclaim purges them, b's does not (they are not b's memory).
+ */
+struct two_cgroups {
+	int fd;
+	size_t pages;
+	char a[CG_PATH_MAX], b[CG_PATH_MAX];
+};
+
+static int fill_in_a(void *arg)
+{
+	struct two_cgroups *t = arg;
+	char *p;
+
+	if (cg_enter(t->a))
+		return 2;
+	p = mmap(NULL, t->pages * page_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, t->fd, 0);
+	if (p == MAP_FAILED)
+		return 3;
+	vr_fill(p, t->pages, 30);
+	return 0;
+}
+
+static int mark_in_b(void *arg)
+{
+	struct two_cgroups *t = arg;
+
+	if (cg_enter(t->b))
+		return 2;
+	return mark(t->fd, 0, t->pages) ? 3 : 0;
+}
+
+static void test_two_cgroups(void)
+{
+	struct two_cgroups t = { .pages = 8 * MIB / page_size };
+	struct reclaim_delta in_b, in_a;
+	int s1, s2, r;
+
+	if (cg_create("lab-vshmem/a", t.a, sizeof(t.a)) ||
+	    cg_create("lab-vshmem/b", t.b, sizeof(t.b)))
+		tap_bail("cgroups a, b: %s", strerror(errno));
+	t.fd = region(t.pages, NULL);
+	s1 = run_child(fill_in_a, &t);
+	s2 = run_child(mark_in_b, &t);
+	in_b = reclaim_in(t.b, 1024 * MIB);
+	in_a = reclaim_in(t.a, 1024 * MIB);
+	r = unmark(t.fd, 0, t.pages);
+	tap_diag("purged by b's reclaim %llu, by a's %llu of %zu pages",
+		 (unsigned long long)in_b.purged,
+		 (unsigned long long)in_a.purged, t.pages);
+	tap_result(s1 == 0 && s2 == 0 && in_b.purged == 0 &&
+		   in_a.purged >= t.pages * 99 / 100 && r == 1,
+		   "the cgroup charged for the pages purges them, the marker's does not");
+	close(t.fd);
+	cg_destroy(t.a);
+	cg_destroy(t.b);
+}
+
+/* memory.max: a volatile memfd makes room instead of an OOM kill. */
+static int limit_child(void *arg)
+{
+	const size_t pages = 32 * MIB / page_size;
+	char sub[CG_PATH_MAX], *p, *more;
+	int fd, r;
+
+	(void)arg;
+	if (cg_create("lab-vshmem/limit", sub, sizeof(sub)) ||
+	    cg_write_u64(sub, "memory.max", 48 * MIB) || cg_enter(sub))
+		return 10;
+	fd = region(pages, &p);
+	vr_fill(p, pages, 31);
+	if (mark(fd, 0, pages))
+		return 11;
+	more = vr_map(pages);
+	vr_fill(more, pages, 32);
+	r = unmark(fd, 0, pages);
+	if (vr_check(more, pages, 32).intact != pages)
+		return 12;
+	/* Reading a purged page of a shared mapping allocates it again. */
+	munmap(more, pages * page_size);
+	return r == 1 && !vr_check(p, pages, 31).corrupt ? 0 : 13;
+}
+
+static void test_memory_max(void)
+{
+	char sub[CG_PATH_MAX];
+	uint64_t ooms = 1, purged = 0, vol = 0, max = 0;
+	int status = run_child(limit_child, NULL);
+
+	if (!cg_create("lab-vshmem/limit", sub, sizeof(sub))) {
+		cg_read_key(sub, "memory.events", "oom_kill", &ooms);
+		cg_read_key(sub, "memory.events", "max", &max);
+		cg_read_key(sub, "memory.stat", "pgvolatile_purged", &purged);
+		cg_read_key(sub, "memory.stat", "volatile", &vol);
+	}
+	tap_diag("memory.max: %llu max events, %llu pages purged, volatile %llu",
+		 (unsigned long long)max, (unsigned long long)purged,
+		 (unsigned long long)vol);
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0 && ooms == 0,
+		   "memory.max purges a volatile memfd instead of OOM (status %#x, %llu OOM kills)",
+		   status, (unsigned long long)ooms);
+	cg_destroy(sub);
+}
+
+/* Shrinking the file under a volatile range, then reclaim: no harm. */
+static void test_truncate(void)
+{
+	const size_t pages = 1024;
+	char *p;
+	int fd = region(pages, &p), r1, r2, r3;
+
+	vr_fill(p, pages, 33);
+	r1 = mark(fd, 0, pages);
+	munmap(p, pages * page_size);
+	r2 = ftruncate(fd, pages / 2 * page_size);
+	reclaim_in(cg, 1024 * MIB);
+	r3 = unmark(fd, 0, pages / 2);
+	tap_result(r1 == 0 && r2 == 0 && (r3 == 0 || r3 == 1) &&
+		   unmark(fd, 0, pages) == -EINVAL,
+		   "a file shrunk under a volatile range: unmark of what is left works (%d)",
+		   r3);
+	close(fd);
+}
+
+int main(void)
+{
+	vr_init();
+	tap_plan(30);
+	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
+	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
+	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create("lab-vshmem/main", cg, sizeof(cg)) || cg_enter(cg))
+		tap_bail("cannot enter cgroup lab-vshmem/main: %s",
+			 strerror(errno));
+	test_errors();
+	test_no_pressure();
+	test_reclaim_purge();
+	test_partial_exact();
+	test_unmarked_not_purged();
+	test_zero_fill();
+	test_sealed();
+	test_shared_processes();
+	test_two_cgroups();
+	test_memory_max();
+	test_truncate();
+	return tap_finish();
+}
