@@ -45,7 +45,7 @@ endif
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
 	guest-progs rootfs run shell check unit lint bench stress clean distclean \
-	fresh-check vm-selftests
+	fresh-check vm-selftests aosp-ashmem-test
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
@@ -57,6 +57,11 @@ help:
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s] [MGLRU=1] [ZRAM=MiB]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
+	@echo '  make aosp-ashmem-test AOSP_SRC=FILE'
+	@echo '                      AOSP'"'"'s libcutils ashmem_test.cpp (not in the lab) with'
+	@echo '                      both libraries, in the arm64 guest'
+	@echo '  make aosp-ashmem-test AOSP_SRC=FILE  AOSP'"'"'s libcutils ashmem_test.cpp (not'
+	@echo '                      in the lab) with both libraries, arm64 guest'
 	@echo '  make headers        install the patched uapi headers, print where'
 	@echo '  make kernel         build the kernel (DEBUG=1: the debug variant)'
 	@echo '  make kernel-tree    extract linux-source-6.1 and apply kernel/patches'
@@ -146,6 +151,20 @@ fresh-check:
 vm-selftests: kernel rootfs
 	$(DEPS) qemu-$(ARCH)
 	$(S)/vm-selftests.sh $(ARCH)
+
+# AOSP's own test of libcutils' ashmem API, built from a copy of its source
+# that the user supplies, linked with each library and run in the guest.
+AOSP_SRC ?=
+aosp-ashmem-test: kernel rootfs headers
+	@test -n "$(AOSP_SRC)" || { echo 'AOSP_SRC=path/to/ashmem_test.cpp is required' >&2; exit 2; }
+	@test "$(ARCH)" = arm64 || { echo 'aosp-ashmem-test: ARCH=arm64 only' >&2; exit 2; }
+	$(S)/aosp-ashmem-test.sh $(AOSP_SRC) $(LAB_BUILD)/aosp-ashmem-test/bin
+	$(DEPS) qemu-$(ARCH)
+	for lib in driver compat; do \
+		EXTRA=$(LAB_BUILD)/aosp-ashmem-test/bin \
+		RUN="/extra/aosp_ashmem_test_$$lib" \
+		$(S)/run.sh $(ARCH) $(DEBUG) $(MEM) $(CPUS) $(TIMEOUT) || exit 1; \
+	done
 
 clean:
 	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \

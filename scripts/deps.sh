@@ -14,7 +14,7 @@ usage()
 usage: deps.sh GROUP...      install what the groups need
        deps.sh --list GROUP...  print their packages, install nothing
 groups: kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 qemu-x86_64 plot
-        lint fresh vm-selftests all
+        lint fresh vm-selftests aosp all
 USAGE
 	exit 2
 }
@@ -40,6 +40,11 @@ group_packages()
 	qemu-x86_64) echo qemu-system-x86 ;;
 	plot) echo gnuplot-nox python3 ;;
 	lint) echo shellcheck ;;
+	# scripts/aosp-ashmem-test.sh: AOSP's gtest suite, built for arm64.
+	aosp)
+		[ "$(uname -m)" = aarch64 ] && { echo g++ googletest; return; }
+		echo g++-aarch64-linux-gnu googletest
+		;;
 	# make fresh-check: a pristine Debian root, entered with chroot.
 	fresh) echo mmdebstrap git ;;
 	all)

@@ -14,9 +14,10 @@
  * state and the same purges.  FALLOC_FL_VOLATILE_ZERO makes a purged
  * page read zeros while unpinned, as with ashmem.
  *
- * The prot mask is the memfd's seals, as in libcutils: taking PROT_WRITE
- * away adds F_SEAL_FUTURE_WRITE (and F_SEAL_SEAL); PROT_READ and
- * PROT_EXEC cannot be taken away (see README.md, "Differences").
+ * The prot mask is ashmem's: the lab kernel answers ASHMEM_SET_PROT_MASK
+ * on a memfd and enforces the mask in mmap(), PROT_READ and PROT_EXEC
+ * included.  Taking PROT_WRITE away also seals the memfd read-only
+ * (F_SEAL_FUTURE_WRITE, F_SEAL_SEAL), as libcutils' memfd path does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,9 +26,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/ashmem.h>
 #include <linux/falloc.h>
 
 #include <cutils/ashmem.h>
@@ -115,19 +118,15 @@ int ashmem_set_prot_region(int fd, int prot)
 
 	if (seals < 0)
 		return -1;
-	if (prot & ~ASHMEM_PROT_ALL) {
-		errno = EINVAL;
+	/* The kernel keeps ashmem's mask for the memfd, and enforces it. */
+	if (ioctl(fd, ASHMEM_SET_PROT_MASK, (unsigned long)prot) < 0)
 		return -1;
-	}
-	if (prot & PROT_WRITE) {
-		/* Protections can be taken away only. */
-		if (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) {
-			errno = EINVAL;
-			return -1;
-		}
-		return 0;
-	}
-	if ((seals & READ_ONLY_SEALS) == READ_ONLY_SEALS)
+	/*
+	 * A read-only region is also sealed read-only, as libcutils' memfd
+	 * path does it, for receivers that check the seals.
+	 */
+	if ((prot & PROT_WRITE) ||
+	    (seals & READ_ONLY_SEALS) == READ_ONLY_SEALS)
 		return 0;
 	return fcntl(fd, F_ADD_SEALS, READ_ONLY_SEALS) ? -1 : 0;
 }

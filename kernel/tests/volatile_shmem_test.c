@@ -22,10 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/ashmem.h>
 #include <linux/falloc.h>
 
 #include "cgroup.h"
@@ -568,10 +571,151 @@ static void test_truncate(void)
 	close(fd);
 }
 
+/* ioctl() returning -errno on failure. */
+static long xioctl(int fd, unsigned long cmd, unsigned long arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+static long pin_cmd(int fd, unsigned long cmd, size_t first, size_t pages)
+{
+	struct ashmem_pin pin = {
+		.offset = first * page_size,
+		.len = pages * page_size,
+	};
+
+	return xioctl(fd, cmd, (unsigned long)&pin);
+}
+
+/* ashmem's ioctls on a memfd: names, sizes, ids, and their errors. */
+static void test_ioctl_info(void)
+{
+	char name[ASHMEM_NAME_LEN] = "", path[64];
+	unsigned long id = 0;
+	struct stat st;
+	int fd = region(4, NULL), ro;
+	bool ok;
+
+	fstat(fd, &st);
+	ok = xioctl(fd, ASHMEM_GET_SIZE, 0) == (long)(4 * page_size) &&
+	     xioctl(fd, ASHMEM_GET_NAME, (unsigned long)name) == 0 &&
+	     !strcmp(name, "vshmem") &&
+	     xioctl(fd, ASHMEM_GET_FILE_ID, (unsigned long)&id) == 0 &&
+	     id == st.st_ino;
+	tap_result(ok, "ASHMEM_GET_SIZE, GET_NAME (\"%s\"), GET_FILE_ID on a memfd",
+		   name);
+	ok = xioctl(fd, ASHMEM_SET_NAME, (unsigned long)"x") == -EINVAL &&
+	     xioctl(fd, ASHMEM_SET_SIZE, 8 * page_size) == -EINVAL &&
+	     xioctl(fd, ASHMEM_PURGE_ALL_CACHES, 0) == -ENOTTY &&
+	     xioctl(fd, ASHMEM_GET_SIZE, 0) == (long)(4 * page_size) &&
+	     xioctl(fd, ASHMEM_GET_NAME, (unsigned long)name) == 0 &&
+	     !strcmp(name, "vshmem");
+	tap_result(ok, "SET_NAME, SET_SIZE: EINVAL; PURGE_ALL_CACHES: ENOTTY; nothing changed");
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY);
+	ok = pin_cmd(ro, ASHMEM_UNPIN, 0, 1) == -EBADF &&
+	     xioctl(ro, ASHMEM_SET_PROT_MASK, PROT_READ) == -EBADF &&
+	     xioctl(fd, ASHMEM_GET_PROT_MASK, 0) ==
+		     (PROT_READ | PROT_WRITE | PROT_EXEC) &&
+	     pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 4) == ASHMEM_IS_PINNED &&
+	     xioctl(ro, ASHMEM_GET_SIZE, 0) == (long)(4 * page_size);
+	tap_result(ok, "UNPIN, SET_PROT_MASK on a read-only fd: EBADF, nothing changed");
+	close(ro);
+	close(fd);
+}
+
+/* The prot mask: enforced by mmap() and mprotect(), across fork too. */
+static void test_ioctl_prot(void)
+{
+	const size_t pages = 2;
+	int fd = region(pages, NULL), status;
+	char *p, *q;
+	long r1, r2;
+	bool ok;
+	pid_t pid;
+
+	r1 = xioctl(fd, ASHMEM_SET_PROT_MASK, PROT_WRITE);
+	p = mmap(NULL, pages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	ok = r1 == 0 && p == MAP_FAILED && errno == EPERM &&
+	     xioctl(fd, ASHMEM_GET_PROT_MASK, 0) == PROT_WRITE;
+	q = mmap(NULL, pages * page_size, PROT_WRITE, MAP_SHARED, fd, 0);
+	tap_result(ok && q != MAP_FAILED,
+		   "a write-only mask refuses PROT_READ mappings (EPERM), allows PROT_WRITE");
+	r2 = xioctl(fd, ASHMEM_SET_PROT_MASK, PROT_READ | PROT_WRITE);
+	tap_result(r2 == -EINVAL &&
+		   xioctl(fd, ASHMEM_GET_PROT_MASK, 0) == PROT_WRITE &&
+		   mprotect(q, pages * page_size, PROT_READ | PROT_WRITE) &&
+		   errno == EACCES,
+		   "widening the mask: EINVAL; mprotect past it: EACCES");
+	munmap(q, pages * page_size);
+	close(fd);
+
+	fd = region(pages, NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(xioctl(fd, ASHMEM_SET_PROT_MASK, PROT_READ) ? 1 : 0);
+	waitpid(pid, &status, 0);
+	p = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	q = mmap(NULL, pages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	tap_result(WIFEXITED(status) && !WEXITSTATUS(status) &&
+		   p == MAP_FAILED && q != MAP_FAILED,
+		   "a mask set by a forked child holds for the parent");
+	if (q != MAP_FAILED)
+		munmap(q, pages * page_size);
+	close(fd);
+}
+
+/* PIN, UNPIN, GET_PIN_STATUS: volatile ranges, zero-filled when purged. */
+static void test_ioctl_pin(void)
+{
+	const size_t pages = 4 * MIB / page_size;
+	long base = meminfo_kb("Volatile"), r1, r2, s1, s2, pin;
+	char *p;
+	int fd = region(pages, &p);
+	bool ok;
+
+	vr_fill(p, pages, 34);
+	r1 = pin_cmd(fd, ASHMEM_UNPIN, 0, 0);
+	s1 = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 1);
+	r2 = pin_cmd(fd, ASHMEM_PIN, 0, 0);
+	s2 = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 0);
+	tap_result(r1 == 0 && s1 == ASHMEM_IS_UNPINNED &&
+		   r2 == ASHMEM_NOT_PURGED && s2 == ASHMEM_IS_PINNED &&
+		   meminfo_kb("Volatile") == base &&
+		   vr_check(p, pages, 34).intact == pages,
+		   "UNPIN (len 0: to the end), GET_PIN_STATUS, PIN: NOT_PURGED, data intact");
+	{
+		struct ashmem_pin odd = { .offset = 1, .len = page_size };
+		struct ashmem_pin past = { .offset = 0,
+					   .len = (pages + 1) * page_size };
+
+		ok = xioctl(fd, ASHMEM_UNPIN, (unsigned long)&odd) ==
+			     -EINVAL &&
+		     xioctl(fd, ASHMEM_UNPIN, (unsigned long)&past) ==
+			     -EINVAL &&
+		     xioctl(fd, ASHMEM_PIN, 0) == -EFAULT &&
+		     meminfo_kb("Volatile") == base &&
+		     pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 0) ==
+			     ASHMEM_IS_PINNED;
+		tap_result(ok, "unaligned, past-the-end and unreadable ranges: EINVAL / EFAULT, nothing changed");
+	}
+	pin_cmd(fd, ASHMEM_UNPIN, 0, 0);
+	reclaim_in(cg, 1024 * MIB);
+	ok = !vr_sigbus_on_read(p + page_size) && vr_page_zero(p, 1);
+	pin = pin_cmd(fd, ASHMEM_PIN, 0, 0);
+	tap_result(ok && pin == ASHMEM_WAS_PURGED,
+		   "UNPIN, reclaim: purged pages read zeros while unpinned, PIN says WAS_PURGED");
+	unregion(fd, p, pages);
+}
+
 int main(void)
 {
 	vr_init();
-	tap_plan(30);
+	tap_plan(39);
 	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
 	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
@@ -589,5 +733,8 @@ int main(void)
 	test_two_cgroups();
 	test_memory_max();
 	test_truncate();
+	test_ioctl_info();
+	test_ioctl_prot();
+	test_ioctl_pin();
 	return tap_finish();
 }
