@@ -124,7 +124,8 @@ check:
 lint:
 	$(DEPS) lint
 	shellcheck -x -P $(CURDIR) $(S)/*.sh $(S)/tests/*.sh .ci/run
-	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests bench/matrix.sh
+	shellcheck -s sh guest-rootfs/init guest-rootfs/run-tests \
+		guest-rootfs/dynamic/*_test bench/matrix.sh
 
 # make bench ARCH=...: the comparison (scripts/bench.sh); BENCH_QUICK=1
 # runs every code path on tiny sizes in a minute or two.

@@ -91,6 +91,20 @@ list=$out/initramfs.list
 		[ -f "$p" ] || continue
 		echo "file /opt/lab/bin/${p##*/} $p 0755 0 0"
 	done
+	# The dynamically linked client: its libraries in /opt/lab/lib (its
+	# rpath), the C library's loader in /lib, where the binary asks.
+	dynamic=$progs/../dynamic
+	echo "dir /lib 0755 0 0"
+	echo "slink /lib64 lib 0777 0 0"
+	echo "dir /opt/lab/lib 0755 0 0"
+	for p in "$dynamic"/opt/* "$dynamic"/lib/libc.so.6; do
+		[ -f "$p" ] || continue
+		echo "file /opt/lab/lib/${p##*/} $p 0755 0 0"
+	done
+	for p in "$dynamic"/lib/ld-*; do
+		[ -f "$p" ] || continue
+		echo "file /lib/${p##*/} $p 0755 0 0"
+	done
 } > "$list.tmp"
 mv "$list.tmp" "$list"
 "$gen" "$list" | gzip -n -6 > "$out/initramfs.cpio.gz.tmp"

@@ -142,6 +142,11 @@ int main(void)
 	pid_t pid;
 
 	tap_plan(3);
+	/* A run with LD_PRELOAD says which library it must have got. */
+	if (getenv("LAB_EXPECT_BACKEND") &&
+	    strcmp(getenv("LAB_EXPECT_BACKEND"), ashmem_backend()))
+		tap_bail("backend %s, not the expected %s", ashmem_backend(),
+			 getenv("LAB_EXPECT_BACKEND"));
 	o = run_client();
 	tap_diag("%s, no pressure: %d NOT_PURGED, %d WAS_PURGED, %d errors, digest %016llx",
 		 ashmem_backend(), o.not_purged, o.was_purged, o.errors,
