@@ -36,7 +36,7 @@ LAB_META_date=${LAB_META_date:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 export LAB_META_kernel LAB_META_series LAB_META_machine LAB_META_accel \
 	LAB_META_ram_mib LAB_META_cpus LAB_META_date
 
-backends="ashmem volatile madvfree pinned dontneed"
+backends="ashmem volatile anon memfd madvfree pinned dontneed"
 if [ "$mode" = quick ]; then
 	reps=1
 	sizes="4K 1M"
@@ -44,6 +44,7 @@ if [ "$mode" = quick ]; then
 	purge_sizes=8
 	cache_args="--objects 32 --object-kib 64 --ops 300"
 	cache_limits="2 0"
+	shares="4:64"
 else
 	reps=5
 	sizes="4K 16K 64K 256K 1M 4M 16M 64M"
@@ -51,7 +52,10 @@ else
 	purge_sizes="16 64 256"
 	cache_args="--objects 256 --object-kib 256 --ops 5000"
 	cache_limits="24 48 96"
+	shares="64:64 16:1024"
 fi
+# The backends whose regions an fd shares between processes.
+share_backends="ashmem volatile memfd"
 
 # The binary that has @backend: ashmem needs the /dev/ashmem library,
 # every other backend runs from the ashmem-compat one.
@@ -111,6 +115,11 @@ while [ $rep -le $reps ]; do
 			for b in $(ordered $rep "$backends lru"); do
 				echo "cache cachebench $b $extra --limit-mib $limit $cache_args --rep $rep" >> "$plan"
 			done
+		done
+	done
+	for share in $shares; do
+		for b in $(ordered $rep "$share_backends"); do
+			echo "share sharebench $b --regions ${share%%:*} --region-kib ${share#*:} --rep $rep" >> "$plan"
 		done
 	done
 	rep=$((rep + 1))

@@ -120,7 +120,7 @@ static void bench_size(struct csv *csv, enum backend b, size_t size,
 	report(csv, param, "unpin", &unpin);
 	report(csv, param, "pin", &pin);
 	report(csv, param, "pair", &pair);
-	if (b == BACKEND_ASHMEM || b == BACKEND_VOLATILE)
+	if (b == BACKEND_ASHMEM || b == BACKEND_VOLATILE || b == BACKEND_ANON)
 		bench_kernel_pair(csv, param, &r, iters);
 	region_destroy(&r);
 	samples_free(&unpin);

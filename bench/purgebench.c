@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 			(double)purged * page_size / MIB);
 	}
 	/* The kernel's own count, where it keeps one. */
-	if (b == BACKEND_VOLATILE)
+	if (b == BACKEND_VOLATILE || b == BACKEND_ANON)
 		csv_row(&csv, param, "vmstat_purged_pages", "pages",
 			vmstat("pgvolatile_purged") - vol0);
 	if (b == BACKEND_MADVFREE)

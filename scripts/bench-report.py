@@ -20,8 +20,13 @@ import sys
 
 HEADER = "backend,bench,param,value,metric,unit,rep"
 FAMILIES = ("pin", "purge", "cache")
-BACKENDS = ("ashmem", "volatile", "madvfree", "pinned", "dontneed")
+BACKENDS = ("ashmem", "volatile", "anon", "memfd", "madvfree", "pinned",
+            "dontneed")
 CACHE_BACKENDS = BACKENDS + ("lru",)
+# sharebench: regions handed from a producer to a consumer through the fd
+# (share.csv, from series b73e0cb909 on; older runs have none).
+SHARE = "share"
+SHARE_BACKENDS = ("ashmem", "volatile", "memfd")
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
              "date")
 
@@ -82,6 +87,8 @@ def load(d):
         m, rows = read_csv(os.path.join(d, fam + ".csv"))
         data[fam] = rows
         meta = meta or m
+    share = os.path.join(d, SHARE + ".csv")
+    data[SHARE] = read_csv(share)[1] if os.path.exists(share) else []
     return meta, data
 
 
@@ -135,6 +142,17 @@ def check(d):
                f"{fam}.csv: every backend in every benchmark "
                f"({', '.join(benches) or 'none'})"
                + (f"; missing {', '.join(missing)}" if missing else ""))
+    t = Table(data[SHARE])
+    missing = [b for b in SHARE_BACKENDS if b not in t.backends(SHARE)]
+    result(data[SHARE] and not missing,
+           "share.csv: every fd-sharing backend"
+           + (f"; missing {', '.join(missing)}" if missing else ""))
+    bad = sum(r["value"] for r in data[SHARE]
+              if r["metric"] == "handoff_bad")
+    result(bad == 0 and any(r["metric"] == "handoff_bad"
+                            for r in data[SHARE]),
+           f"shared regions: the consumer found every region intact or "
+           f"reported purged ({bad:g} bad)")
     cache = data["cache"]
     bad = [r for r in cache if r["metric"] == "hit_rate"
            and not 0 <= r["value"] <= 1]
@@ -626,6 +644,41 @@ def report_arch(arch, d, meta, data, out):
                              "whole objects)"
                              if verdict == "below" else "") + ".")
         w("")
+    report_share(data[SHARE], w)
+
+
+def report_share(rows, w):
+    """The shared-regions table, when the run has one."""
+    if not rows:
+        return
+    t = Table(rows)
+    w("### 4. Shared regions\n")
+    w("A producer (cgroup lab-bench/producer) fills, unpins and hands "
+      "regions to a consumer (lab-bench/consumer) through a unix socket "
+      "(SCM_RIGHTS), as binder does; the consumer maps, pins, checks and "
+      "unpins each and answers. Then each side's memory.reclaim asks for "
+      "all the data, the consumer's first, and the producer counts the "
+      "regions purged. Handoff: send to answer, p50 (p99) in us, median "
+      "over repetitions (min-max of the p50 in brackets); bad: regions "
+      "neither intact nor reported purged; purged: % of regions.\n")
+    w("| region size | backend | handoff p50 (p99) us | bad | "
+      "purged by consumer's reclaim | purged by producer's reclaim |")
+    w("|---|---|---|---|---|---|")
+    for x in t.params(SHARE):
+        for b in SHARE_BACKENDS:
+            g = lambda m: t.get(SHARE, b, x, m)
+            lo, hi = t.spread(SHARE, b, x, "handoff_us_p50")
+            w(f"| {size_label(x)} | {b} | {fmt(g('handoff_us_p50'))} "
+              f"[{fmt(lo)}-{fmt(hi)}] ({fmt(g('handoff_us_p99'))}) | "
+              f"{fmt(g('handoff_bad'))} | "
+              f"{fmt(g('purged_pct_consumer'))}% | "
+              f"{fmt(g('purged_pct_producer'))}% |")
+    w("")
+    w("The pages are charged to the producer, which wrote them: only its "
+      "cgroup's reclaim can purge them, and only volatile ranges are "
+      "reachable from a cgroup's reclaim (ashmem's shrinker is not "
+      "memcg-aware; memfd's pin and unpin do nothing, and without swap "
+      "its pages cannot be reclaimed at all).\n")
 
 
 def report(out_path, dirs):
@@ -640,8 +693,14 @@ def report(out_path, dirs):
       "file; no number here is typed by hand. Rerun with `make bench "
       "ARCH=arm64` (or `ARCH=x86_64`).\n")
     w("Backends: **ashmem** (the lab's /dev/ashmem driver through "
-      "libashmem_driver), **volatile** (MADV_VOLATILE through "
-      "ashmem-compat), **madvfree** (MADV_FREE, a per-page canary checked "
+      "libashmem_driver), **volatile** (ashmem-compat: until series "
+      "7b2e33512a MADV_VOLATILE on a private mapping, since series "
+      "b73e0cb909 a memfd pinned and unpinned with fallocate() volatile "
+      "ranges of the file, shareable like ashmem), **anon** (since "
+      "b73e0cb909: MADV_VOLATILE / MADV_NONVOLATILE on a private "
+      "anonymous mapping, no library), **memfd** (since b73e0cb909: "
+      "Android's libcutils on memfd, where pin and unpin do nothing and "
+      "nothing is ever purged), **madvfree** (MADV_FREE, a per-page canary checked "
       "with compare-and-swap on pin), **pinned** (never released), "
       "**dontneed** (MADV_DONTNEED on unpin, always purged), and, for the "
       "cache, **lru** (ordinary memory and a userspace LRU sized by hand "

@@ -75,6 +75,10 @@ def main(argv):
         ("thp_rounds", "rounds on the THP-backed region"),
         ("thread_rounds", "rounds by 4 threads sharing one THP-backed "
          "region"),
+        ("shm_rounds", "rounds on a memfd shared by two processes "
+         "(fallocate() on the fd, MADV_VOLATILE on a shared mapping)"),
+        ("shm_purged", "... answered purged"),
+        ("shm_zero_fill", "... marked with FALLOC_FL_VOLATILE_ZERO"),
         ("ash_unpins", "ashmem UNPIN"),
         ("ash_pins_intact", "ashmem PIN answers NOT_PURGED"),
         ("ash_pins_purged", "ashmem PIN answers WAS_PURGED"),

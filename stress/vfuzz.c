@@ -6,9 +6,15 @@
  * holds and which result the contract (docs: volatile-semantics.md,
  * ashmem-behavior.md) demands:
  *   madvise VOLATILE/NONVOLATILE: unaligned start or length, a wrapping
- *     range: EINVAL; a hole: ENOMEM; a shared or file-backed mapping,
- *     and for VOLATILE an mlocked one: EINVAL; private anonymous memory
- *     (and mlocked memory for NONVOLATILE): 0 (NONVOLATILE: 0 or 1);
+ *     range: EINVAL; a hole: ENOMEM; a private file mapping, and for
+ *     VOLATILE an mlocked one: EINVAL; private anonymous memory (and
+ *     mlocked memory for NONVOLATILE): 0 (NONVOLATILE: 0 or 1); a range
+ *     that starts in a shared (shmem) mapping acts on its file: EINVAL
+ *     when it runs past that mapping, else as private memory;
+ *   fallocate on the memfd: FALLOC_FL_MARK_VOLATILE (with or without
+ *     FALLOC_FL_VOLATILE_ZERO) and FALLOC_FL_UNMARK_VOLATILE on an
+ *     aligned range within the file: 0 (UNMARK: 0 or 1); unaligned, past
+ *     the end, or with another flag: EINVAL; unknown flags: EOPNOTSUPP;
  *   process_madvise: flags: EINVAL; an unreadable iovec: EFAULT; more
  *     than IOV_MAX (UIO_MAXIOV) of them: EINVAL; a bad or non-pid fd:
  *     EBADF; a reaped process: ESRCH; VOLATILE, NONVOLATILE or another
@@ -43,6 +49,7 @@
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/falloc.h>
 #include <linux/mman.h>
 
 #include "proc.h"
@@ -148,6 +155,15 @@ static long madvise_contract(char *addr, size_t len, bool nonvolatile,
 		return -EINVAL;
 	if (!len)
 		return 0;
+	/* A shared mapping's file: the range must stay in the mapping. */
+	if (f.slot[(addr - f.window) / f.slot_len] == SHARED) {
+		size_t in_slot = (addr - f.window) % f.slot_len;
+
+		if (in_slot + len > f.slot_len)
+			return -EINVAL;
+		*any = nonvolatile;
+		return nonvolatile ? 1 : 0;
+	}
 	for (off = 0; off < len; off += page_size) {
 		int i = (addr + off - f.window) / f.slot_len;
 
@@ -379,6 +395,48 @@ static void fuzz_mapping(void)
 	}
 }
 
+/* fallocate()'s volatile modes on the memfd, whose size is slot_len. */
+static void fuzz_fallocate(void)
+{
+	static const int modes[] = {
+		FALLOC_FL_MARK_VOLATILE, FALLOC_FL_UNMARK_VOLATILE,
+		FALLOC_FL_MARK_VOLATILE | FALLOC_FL_VOLATILE_ZERO,
+		FALLOC_FL_VOLATILE_ZERO,
+		FALLOC_FL_MARK_VOLATILE | FALLOC_FL_UNMARK_VOLATILE,
+		FALLOC_FL_MARK_VOLATILE | FALLOC_FL_KEEP_SIZE,
+		FALLOC_FL_UNMARK_VOLATILE | FALLOC_FL_VOLATILE_ZERO,
+		0x4000 | FALLOC_FL_MARK_VOLATILE,
+	};
+	int mode = modes[rnd() % (sizeof(modes) / sizeof(modes[0]))];
+	size_t pages = f.slot_len / page_size;
+	off_t off = (rnd() % (pages + 2)) * page_size;
+	off_t len = (rnd() % (pages + 2)) * page_size;
+	bool any = false;
+	long want, got;
+
+	if (rnd() % 8 == 0)
+		off += 1 + rnd() % (page_size - 1);
+	else if (rnd() % 8 == 0)
+		len += 1 + rnd() % (page_size - 1);
+	if (len <= 0)
+		want = -EINVAL;		/* vfs_fallocate() */
+	else if (mode & 0x4000)
+		want = -EOPNOTSUPP;
+	else if (mode != FALLOC_FL_UNMARK_VOLATILE &&
+		 (mode & ~FALLOC_FL_VOLATILE_ZERO) != FALLOC_FL_MARK_VOLATILE)
+		want = -EINVAL;
+	else if (off % page_size || len % page_size ||
+		 (size_t)(off + len) > f.slot_len)
+		want = -EINVAL;
+	else if (mode == FALLOC_FL_UNMARK_VOLATILE)
+		want = 1, any = true;
+	else
+		want = 0;
+	errno = 0;
+	got = fallocate(f.memfd, mode, off, len);
+	expect("fallocate", got, errno, want, any);
+}
+
 static const unsigned long ash_cmds[] = {
 	ASHMEM_SET_NAME, ASHMEM_GET_NAME, ASHMEM_SET_SIZE, ASHMEM_GET_SIZE,
 	ASHMEM_SET_PROT_MASK, ASHMEM_GET_PROT_MASK, ASHMEM_PIN, ASHMEM_UNPIN,
@@ -511,8 +569,10 @@ static void one_call(void)
 		fuzz_process_madvise();
 	else if (op < 70)
 		fuzz_mapping();
-	else if (op < 99)
+	else if (op < 94)
 		fuzz_ashmem();
+	else if (op < 99)
+		fuzz_fallocate();
 	else {
 		pid_t pid = fork();
 		int status, i;

@@ -22,6 +22,12 @@
  *                     instead of OOM-killing (memory.events "oom" stays 0);
  *   a second cache    the same in lab-stress/roomy, which has no limit:
  *                     only global reclaim can purge it;
+ *   a shared worker   one memfd mapped MAP_SHARED by two processes, each
+ *                     running volatile rounds on its own half: the owner
+ *                     marks with fallocate(FALLOC_FL_MARK_VOLATILE, now
+ *                     and then with FALLOC_FL_VOLATILE_ZERO: a purged page
+ *                     then reads zeros, never SIGBUS) on the fd, the
+ *                     other with MADV_VOLATILE on its shared mapping;
  *   an ashmem worker  the same as the volatile workers with UNPIN / PIN on
  *                     /dev/ashmem, and an ashmem cache like the second
  *                     cache, 16 chunks of 256 KiB, in lab-stress/roomy;
@@ -64,6 +70,7 @@
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/falloc.h>
 #include <linux/mman.h>
 
 #include "cgroup.h"
@@ -99,6 +106,7 @@ struct stats {
 	uint64_t cache_rounds, cache_intact, cache_purged;
 	uint64_t roomy_rounds, roomy_intact, roomy_purged, ash_cache_rounds;
 	uint64_t global_bursts, global_oom_kills;
+	uint64_t shm_rounds, shm_intact, shm_purged, shm_zero_fill;
 	uint64_t ash_global_purged;
 	/* Odd while a global burst (a PURGE_ALL_CACHES) runs. */
 	uint64_t global_epoch, purge_all_epoch;
@@ -476,6 +484,105 @@ static void cache_worker(uint64_t seed, bool roomy)
 	_exit(0);
 }
 
+/*
+ * One round on [@first, @first + @count) of the shared file mapped at @p:
+ * marked through @fd with fallocate(), or through the mapping when @fd
+ * is -1, then checked as volatile_round() checks.
+ */
+static void shared_round(char *p, size_t first, size_t count, int fd,
+			 uint64_t *seed, uint64_t gen)
+{
+	bool zero_fill = fd >= 0 && xorshift64(seed) % 4 == 0;
+	off_t off = first * page_size, len = count * page_size;
+	long faulted = -1;
+	int r;
+
+	fill(p, first, count, gen);
+	if (fd >= 0)
+		r = fallocate(fd, FALLOC_FL_MARK_VOLATILE |
+			      (zero_fill ? FALLOC_FL_VOLATILE_ZERO : 0),
+			      off, len);
+	else
+		r = madvise(p + off, len, MADV_VOLATILE);
+	if (r) {
+		ADD(errors, 1);
+		return;
+	}
+	ADD(marks, 1);
+	ADD(shm_zero_fill, zero_fill);
+	if (xorshift64(seed) % 4 == 0) {
+		size_t i = first + xorshift64(seed) % count;
+
+		if (read_faults(p, i)) {
+			ADD(sigbus, 1);
+			faulted = i;
+			/* A zero-filled range never faults. */
+			ADD(bad_sigbus, zero_fill);
+		}
+	}
+	if (xorshift64(seed) % 8 == 0) {
+		struct timespec pause = { 0, 2000000 };
+
+		nanosleep(&pause, NULL);
+	} else {
+		sched_yield();
+	}
+	if (fd >= 0)
+		r = fallocate(fd, FALLOC_FL_UNMARK_VOLATILE, off, len);
+	else
+		r = madvise(p + off, len, MADV_NONVOLATILE);
+	if (r < 0) {
+		ADD(errors, 1);
+		return;
+	}
+	check_range(p, first, count, gen, r, faulted);
+	ADD(shm_rounds, 1);
+	ADD(shm_purged, r == 1);
+	ADD(shm_intact, r == 0);
+}
+
+static void shared_worker(uint64_t seed)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus };
+	const size_t half = REGION / page_size / 2;
+	int fd = memfd_create("vstress", MFD_CLOEXEC);
+	size_t base = 0, first, count;
+	uint64_t gen = 1;
+	pid_t sharer;
+	char *p;
+
+	sigaction(SIGBUS, &sa, NULL);
+	if (fd < 0 || ftruncate(fd, REGION))
+		_exit(40);
+	p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		_exit(41);
+	sharer = fork();
+	if (sharer < 0)
+		_exit(42);
+	if (sharer == 0) {
+		base = half;
+		seed = ~seed;
+	}
+	while (!st->stop) {
+		first = xorshift64(&seed) % half;
+		count = 1 + xorshift64(&seed) % (half - first);
+		if (count > 512)
+			count = 1 + count % 512;
+		gen++;
+		shared_round(p, base + first, count, sharer ? fd : -1, &seed,
+			     gen);
+	}
+	if (sharer) {
+		int status;
+
+		waitpid(sharer, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			ADD(errors, 1);
+	}
+	_exit(0);
+}
+
 static int ash_range(int fd, unsigned long cmd, size_t first, size_t pages)
 {
 	struct ashmem_pin pin = {
@@ -795,6 +902,7 @@ static const struct role {
 	{ volatile_worker1, cg, WORKER_NICE },
 	{ threaded_worker, cg, WORKER_NICE },
 	{ ashmem_worker, cg, WORKER_NICE },
+	{ shared_worker, cg, WORKER_NICE },
 	{ tight_cache_worker, tight_cg, WORKER_NICE },
 	{ roomy_cache_worker, roomy_cg, WORKER_NICE },
 	{ ashmem_cache_worker, roomy_cg, WORKER_NICE },
@@ -904,6 +1012,10 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->roomy_rounds,
 		 (unsigned long long)st->roomy_intact,
 		 (unsigned long long)st->roomy_purged);
+	tap_diag("memfd shared by two processes: %llu rounds, %llu purged, %llu marked with FALLOC_FL_VOLATILE_ZERO",
+		 (unsigned long long)st->shm_rounds,
+		 (unsigned long long)st->shm_purged,
+		 (unsigned long long)st->shm_zero_fill);
 	tap_diag("ashmem purges by global reclaim (a burst, no PURGE_ALL_CACHES, in the window): %llu",
 		 (unsigned long long)st->ash_global_purged);
 	tap_diag("%llu bytes verified, %llu of them after a NONVOLATILE or PIN that reported the range intact",
@@ -931,8 +1043,11 @@ int main(int argc, char **argv)
 		   st->ash_pins_purged > 0 && st->ash_pins_intact > 0 &&
 		   st->forks > 0 && st->mremaps > 0 && st->thp_rounds > 0 &&
 		   st->pageouts > 0 && st->global_bursts > 0 &&
-		   st->thread_rounds > 0,
-		   "both mechanisms were purged and kept, under every operation");
+		   st->thread_rounds > 0 && st->shm_purged > 0 &&
+		   st->shm_intact > 0,
+		   "both mechanisms were purged and kept, under every operation, shared regions too (%llu of %llu shared rounds purged)",
+		   (unsigned long long)st->shm_purged,
+		   (unsigned long long)st->shm_rounds);
 	tap_result(st->global_bursts > 0 && st->roomy_purged > 0 &&
 		   st->roomy_intact > 0 && st->ash_global_purged > 0,
 		   "global reclaim purged volatile ranges and ashmem regions (%llu, %llu in %llu bursts)",
@@ -958,6 +1073,9 @@ int main(int argc, char **argv)
 			REPORT(f, pins_intact);
 			REPORT(f, pins_purged);
 			REPORT(f, pages_purged);
+			REPORT(f, shm_rounds);
+			REPORT(f, shm_purged);
+			REPORT(f, shm_zero_fill);
 			REPORT(f, sigbus);
 			REPORT(f, bad_sigbus);
 			REPORT(f, forks);

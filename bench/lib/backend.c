@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/falloc.h>
 #include <linux/mman.h>
 
 #include <cutils/ashmem.h>
@@ -24,6 +26,8 @@ static const char *const names[] = {
 	[BACKEND_MADVFREE] = "madvfree",
 	[BACKEND_PINNED] = "pinned",
 	[BACKEND_DONTNEED] = "dontneed",
+	[BACKEND_ANON] = "anon",
+	[BACKEND_MEMFD] = "memfd",
 };
 
 const char *backend_name(enum backend b)
@@ -53,6 +57,28 @@ static bool uses_cutils(const struct region *r)
 	return r->backend == BACKEND_ASHMEM || r->backend == BACKEND_VOLATILE;
 }
 
+/* As libcutils' memfd path creates a region: sized, then sealed. */
+static int memfd_region(struct region *r)
+{
+	int saved;
+
+	r->fd = memfd_create("lab-bench", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (r->fd < 0)
+		return -1;
+	if (ftruncate(r->fd, r->len) ||
+	    fcntl(r->fd, F_ADD_SEALS, F_SEAL_GROW | F_SEAL_SHRINK))
+		goto fail;
+	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      r->fd, 0);
+	if (r->map != MAP_FAILED)
+		return 0;
+fail:
+	saved = errno;
+	close(r->fd);
+	errno = saved;
+	return -1;
+}
+
 int region_create(struct region *r, enum backend b, size_t len)
 {
 	r->backend = b;
@@ -72,6 +98,8 @@ int region_create(struct region *r, enum backend b, size_t len)
 		}
 		return 0;
 	}
+	if (r->backend == BACKEND_MEMFD)
+		return memfd_region(r);
 	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	return r->map == MAP_FAILED ? -1 : 0;
@@ -90,6 +118,10 @@ int region_pin_kernel(struct region *r, bool unpin)
 	case BACKEND_ASHMEM:
 		return ioctl(r->fd, unpin ? ASHMEM_UNPIN : ASHMEM_PIN, &pin);
 	case BACKEND_VOLATILE:
+		return fallocate(r->fd, unpin ? FALLOC_FL_MARK_VOLATILE |
+					FALLOC_FL_VOLATILE_ZERO :
+					FALLOC_FL_UNMARK_VOLATILE, 0, r->len);
+	case BACKEND_ANON:
 		return madvise(r->map, r->len,
 			       unpin ? MADV_VOLATILE : MADV_NONVOLATILE);
 	default:
@@ -108,7 +140,10 @@ int region_unpin(struct region *r, size_t off, size_t len)
 		return madvise(r->map + off, len, MADV_FREE);
 	case BACKEND_DONTNEED:
 		return madvise(r->map + off, len, MADV_DONTNEED);
+	case BACKEND_ANON:
+		return madvise(r->map + off, len, MADV_VOLATILE);
 	case BACKEND_PINNED:
+	case BACKEND_MEMFD:
 		break;
 	}
 	return 0;
@@ -150,7 +185,10 @@ int region_pin(struct region *r, size_t off, size_t len)
 		return madvfree_pin(r, off, len);
 	case BACKEND_DONTNEED:
 		return 1;
+	case BACKEND_ANON:
+		return madvise(r->map + off, len, MADV_NONVOLATILE);
 	case BACKEND_PINNED:
+	case BACKEND_MEMFD:
 		break;
 	}
 	return 0;
@@ -163,6 +201,8 @@ void region_destroy(struct region *r)
 		close(r->fd);
 	} else {
 		munmap(r->map, r->len);
+		if (r->fd >= 0)
+			close(r->fd);
 	}
 	r->map = NULL;
 }

@@ -2,13 +2,18 @@
 /*
  * The backends of the comparison, behind one interface (benchmarks.md):
  *   ashmem    ashmem_unpin_region / ashmem_pin_region on /dev/ashmem
- *   volatile  the same calls through ashmem-compat (MADV_VOLATILE)
+ *   volatile  the same calls through ashmem-compat: a memfd whose pin and
+ *             unpin are fallocate() volatile ranges of the file
+ *   anon      MADV_VOLATILE / MADV_NONVOLATILE on a private anonymous
+ *             mapping, no library (the anonymous engine)
+ *   memfd     a sealed memfd whose pin and unpin do nothing: Android's
+ *             libcutils on memfd today; never purged
  *   madvfree  MADV_FREE on unpin; on pin, a per-page canary
  *   pinned    nothing is ever released
  *   dontneed  MADV_DONTNEED on unpin: always purged
  * ashmem and volatile are the two libraries of <cutils/ashmem.h>, so a
  * program is linked once per library (<prog>_ashmem, <prog>_volatile)
- * and each binary offers its own plus the three others.
+ * and each binary offers its own plus the five others.
  */
 #ifndef LAB_BACKEND_H
 #define LAB_BACKEND_H
@@ -22,13 +27,16 @@ enum backend {
 	BACKEND_MADVFREE,
 	BACKEND_PINNED,
 	BACKEND_DONTNEED,
+	BACKEND_ANON,
+	BACKEND_MEMFD,
 };
 
-#define BACKEND_NAMES "ashmem, volatile, madvfree, pinned, dontneed"
+#define BACKEND_NAMES \
+	"ashmem, volatile, anon, memfd, madvfree, pinned, dontneed"
 
 struct region {
 	enum backend backend;
-	int fd;			/* ashmem and volatile */
+	int fd;			/* ashmem, volatile and memfd */
 	char *map;
 	size_t len;
 };
@@ -46,9 +54,9 @@ int region_create(struct region *r, enum backend b, size_t len);
 int region_unpin(struct region *r, size_t off, size_t len);
 /*
  * Unpin (@unpin) or pin the whole region with the one system call the
- * library ends in (ioctl for ashmem, madvise for volatile), bypassing the
- * library; as region_pin() for the result.  -1 and EOPNOTSUPP for the
- * other backends.
+ * library ends in (ioctl for ashmem, fallocate for volatile, madvise for
+ * anon), bypassing the library; as region_pin() for the result.  -1 and
+ * EOPNOTSUPP for the other backends.
  */
 int region_pin_kernel(struct region *r, bool unpin);
 /*
