@@ -42,6 +42,7 @@
 #include "backend.h"
 #include "bench.h"
 #include "cgroup.h"
+#include "fdpass.h"
 #include "proc.h"
 
 static const char *prog = "sharebench";
@@ -50,44 +51,6 @@ static void usage(void)
 {
 	usage_error(prog, "usage: %s --backend ashmem|volatile|memfd --regions N --region-kib K [--rep R] [--csv FILE]",
 		    prog);
-}
-
-static int send_fd(int sock, int fd)
-{
-	char byte = 'r', buf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-/* The next fd on @sock, -1 at the end. */
-static int recv_fd(int sock)
-{
-	char byte, buf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
 }
 
 /*
@@ -102,7 +65,7 @@ static void consumer(int sock, enum backend b, size_t len, const char *cg)
 
 	if (cg_enter(cg))
 		_exit(2);
-	while ((fd = recv_fd(sock)) >= 0) {
+	while ((fd = fd_recv(sock)) >= 0) {
 		struct region r = { .backend = b, .fd = fd, .len = len };
 		char bad = 1;
 		int purged;
@@ -233,7 +196,7 @@ int main(int argc, char **argv)
 		if (region_unpin(&rs[i], 0, len))
 			die("%s: unpin: %m", prog);
 		t0 = now_ns();
-		if (send_fd(sv[0], rs[i].fd) ||
+		if (fd_send(sv[0], rs[i].fd) ||
 		    write(sv[0], &id, sizeof(id)) != sizeof(id) ||
 		    read(sv[0], &answer, 1) != 1)
 			die("%s: handoff of region %ld: %m", prog, i);

@@ -27,6 +27,7 @@
 #include <cutils/ashmem.h>
 
 #include "cgroup.h"
+#include "fdpass.h"
 #include "proc.h"
 #include "tap.h"
 
@@ -117,43 +118,6 @@ static void test_fork(void)
 	drop_region(s.fd, s.map, s.pages);
 }
 
-static int send_fd(int sock, int fd)
-{
-	char byte = 'f', buf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char byte, buf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = buf, .msg_controllen = sizeof(buf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 /*
  * SCM_RIGHTS: a process forked before the region existed receives its fd
  * on a socket, maps it, checks and rewrites the data, unpins and pins.
@@ -169,7 +133,7 @@ static void test_scm_rights(void)
 		tap_bail("socketpair: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		int rfd = recv_fd(sv[1]), bad = 0;
+		int rfd = fd_recv(sv[1]), bad = 0;
 		char *q;
 
 		if (rfd < 0 || !ashmem_valid(rfd) ||
@@ -186,7 +150,7 @@ static void test_scm_rights(void)
 	}
 	fd = new_region(pages, &p);
 	fill(p, pages, 3, 1);
-	send_fd(sv[0], fd);
+	fd_send(sv[0], fd);
 	waitpid(pid, &status, 0);
 	tap_result(read(sv[0], &ack, 1) == 1 && WIFEXITED(status) &&
 		   WEXITSTATUS(status) == 0 && intact(p, pages, 3, 2) == pages,

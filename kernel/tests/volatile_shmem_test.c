@@ -365,20 +365,6 @@ static void test_sealed(void)
 	close(fd);
 }
 
-/* Wait for one byte on @fd; false on EOF or error. */
-static bool wait_byte(int fd)
-{
-	char c;
-
-	return read(fd, &c, 1) == 1;
-}
-
-static void send_byte(int fd)
-{
-	if (write(fd, "x", 1) != 1)
-		tap_bail("pipe write: %s", strerror(errno));
-}
-
 /*
  * Two processes share a memfd: the child marks it volatile through its
  * own mapping; after the parent's reclaim the child's mapping raises
@@ -405,30 +391,30 @@ static void test_shared_processes(void)
 		if (q == MAP_FAILED)
 			_exit(2);
 		bad |= vr_madvise(q, pages * page_size, MADV_VOLATILE) != 0;
-		send_byte(to_parent[1]);
-		wait_byte(to_child[0]);		/* parent reclaimed */
+		vr_send_byte(to_parent[1]);
+		vr_wait_byte(to_child[0]);		/* parent reclaimed */
 		bad |= !vr_sigbus_on_read(q + page_size) << 1;
-		send_byte(to_parent[1]);
-		wait_byte(to_child[0]);		/* parent unmarked */
+		vr_send_byte(to_parent[1]);
+		vr_wait_byte(to_child[0]);		/* parent unmarked */
 		bad |= !vr_page_zero(q, 1) << 2;
 		/* Round two: mark, then take it back before any reclaim. */
 		bad |= (vr_madvise(q, pages * page_size,
 				   MADV_VOLATILE) != 0) << 3;
 		bad |= (vr_madvise(q, pages * page_size,
 				   MADV_NONVOLATILE) != 0) << 4;
-		send_byte(to_parent[1]);
+		vr_send_byte(to_parent[1]);
 		_exit(bad);
 	}
-	wait_byte(to_parent[0]);
+	vr_wait_byte(to_parent[0]);
 	reclaim_in(cg, 1024 * MIB);
-	send_byte(to_child[1]);
-	wait_byte(to_parent[0]);
+	vr_send_byte(to_child[1]);
+	vr_wait_byte(to_parent[0]);
 	r = unmark(fd, 0, pages);
 	tap_result(r == 1 && vr_page_zero(p, 1),
 		   "marked by another process, purged: UNMARK here says 1 (%d)",
 		   r);
-	send_byte(to_child[1]);
-	wait_byte(to_parent[0]);
+	vr_send_byte(to_child[1]);
+	vr_wait_byte(to_parent[0]);
 	vr_fill(p, pages, 29);
 	reclaim_in(cg, 1024 * MIB);
 	waitpid(pid, &status, 0);

@@ -450,20 +450,6 @@ static bool reclaim_purges(char *p, size_t pages, const char *what)
 	       d.swapped < pages / 100;
 }
 
-/* Wait for one byte on @fd; false on EOF or error. */
-static bool wait_byte(int fd)
-{
-	char c;
-
-	return read(fd, &c, 1) == 1;
-}
-
-static void send_byte(int fd)
-{
-	if (write(fd, "x", 1) != 1)
-		tap_bail("pipe write: %s", strerror(errno));
-}
-
 static void test_fork(void)
 {
 	const size_t pages = 64;
@@ -520,18 +506,18 @@ static struct fork_reclaim fork_then_reclaim(size_t pages, unsigned int seed,
 			  vr_madvise(p, pages * page_size,
 				     MADV_NONVOLATILE) == 0;
 
-		send_byte(to_parent[1]);
-		wait_byte(to_child[0]);
+		vr_send_byte(to_parent[1]);
+		vr_wait_byte(to_child[0]);
 		if (child_unmarks)
 			ok = ok && vr_check(p, pages, seed).intact == pages;
 		_exit(ok ? 0 : 1);
 	}
-	if (!wait_byte(to_parent[0]))
+	if (!vr_wait_byte(to_parent[0]))
 		tap_bail("fork child died before the parent's reclaim");
 	res.purged = reclaim_cgroup().purged;
 	res.nonvolatile = vr_madvise(p, pages * page_size, MADV_NONVOLATILE);
 	res.census = vr_check(p, pages, seed);
-	send_byte(to_child[1]);
+	vr_send_byte(to_child[1]);
 	waitpid(pid, &res.child_status, 0);
 	tap_diag("parent: NONVOLATILE %d, %zu intact, %zu zero; purged +%llu",
 		 res.nonvolatile, res.census.intact, res.census.zero,
@@ -595,11 +581,11 @@ static void test_shared_at_marking(void)
 	vr_fill(p, pages, 13);
 	pid = fork();
 	if (pid == 0) {
-		wait_byte(to_child[0]);
+		vr_wait_byte(to_child[0]);
 		_exit(0);
 	}
 	vr_madvise(p, pages * page_size, MADV_VOLATILE);
-	send_byte(to_child[1]);
+	vr_send_byte(to_child[1]);
 	waitpid(pid, &status, 0);
 	tap_result(reclaim_purges(p, pages, "shared at marking") &&
 		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
@@ -784,11 +770,11 @@ static void test_accounting(void)
 		tap_bail("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid == 0) {
-		send_byte(from_child[1]);
-		_exit(wait_byte(to_child[0]) ? 0 : 1);
+		vr_send_byte(from_child[1]);
+		_exit(vr_wait_byte(to_child[0]) ? 0 : 1);
 	}
-	forked = wait_byte(from_child[0]) && volatile_count_is(base, 2 * kb);
-	send_byte(to_child[1]);
+	forked = vr_wait_byte(from_child[0]) && volatile_count_is(base, 2 * kb);
+	vr_send_byte(to_child[1]);
 	waitpid(pid, &status, 0);
 	exited = volatile_count_is(base, kb);
 	tap_result(forked && exited && WIFEXITED(status) &&

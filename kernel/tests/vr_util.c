@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "tap.h"
 #include "vr_util.h"
 
 size_t page_size;
@@ -263,4 +264,17 @@ uint64_t vr_purged_counter(void)
 	if (vmstat_read("pgvolatile_purged", &v))
 		return UINT64_MAX;
 	return v;
+}
+
+bool vr_wait_byte(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1;
+}
+
+void vr_send_byte(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		tap_bail("pipe write: %s", strerror(errno));
 }

@@ -46,6 +46,11 @@ bool vr_sigbus_on_read(const volatile char *addr);
 /* How many pages of the range pagemap shows as swapped out; -1 on error. */
 long vr_swapped_pages(const void *addr, size_t pages);
 
+/* Wait for one byte on @fd; false on EOF or error. */
+bool vr_wait_byte(int fd);
+/* Send one byte on @fd, or bail out of the suite. */
+void vr_send_byte(int fd);
+
 /* Ask the current cgroup's memory.reclaim for @bytes; -errno on failure. */
 int vr_reclaim(const char *cgroup, uint64_t bytes);
 uint64_t vr_purged_counter(void);
