@@ -133,9 +133,9 @@ static void expect_error_fd(const char *what, int call_fd, int fd, char *p,
 			    size_t size, int mode, off_t off, off_t len,
 			    int err)
 {
-	long before = meminfo_kb("Volatile");
+	long before = vr_volatile_kb();
 	int r = fallocate(call_fd, mode, off, len) < 0 ? -errno : 0;
-	long after = meminfo_kb("Volatile");
+	long after = vr_volatile_kb();
 
 	tap_result(r == -err && before == after &&
 		   vr_check(p, size, 21).intact == size &&
@@ -186,20 +186,20 @@ static void test_errors(void)
 		char *q = mmap(NULL, 2 * pages * page_size,
 			       PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		long before = meminfo_kb("Volatile");
+		long before = vr_volatile_kb();
 		int r;
 
 		/* p and q are separate VMAs: cross from one to a hole. */
 		r = vr_madvise(p + (pages - 1) * page_size, 2 * page_size,
 			       MADV_VOLATILE);
 		tap_result((r == -EINVAL || r == -ENOMEM) &&
-			   meminfo_kb("Volatile") == before &&
+			   vr_volatile_kb() == before &&
 			   vr_check(p, pages, 21).intact == pages,
 			   "MADV_VOLATILE past the end of a shared mapping fails (%s), nothing changed",
 			   strerror(-r));
 		mlock(q, page_size);
 		r = vr_madvise(q, page_size, MADV_VOLATILE);
-		tap_result(r == -EINVAL && meminfo_kb("Volatile") == before,
+		tap_result(r == -EINVAL && vr_volatile_kb() == before,
 			   "MADV_VOLATILE on an mlocked shared mapping: EINVAL, nothing changed");
 		munmap(q, 2 * pages * page_size);
 	}
@@ -210,18 +210,18 @@ static void test_errors(void)
 static void test_no_pressure(void)
 {
 	const size_t pages = 1024;
-	long base = meminfo_kb("Volatile"), marked, overlap, unmarked;
+	long base = vr_volatile_kb(), marked, overlap, unmarked;
 	char *p;
 	int fd = region(pages, &p), r1, r2, r3;
 
 	vr_fill(p, pages, 22);
 	r1 = mark(fd, 0, pages);
-	marked = meminfo_kb("Volatile");
+	marked = vr_volatile_kb();
 	/* Marking again, and overlapping, does not count twice. */
 	r2 = mark(fd, pages / 4, pages / 2) | vfalloc(fd, MARK | ZERO, 0, 1);
-	overlap = meminfo_kb("Volatile");
+	overlap = vr_volatile_kb();
 	r3 = unmark(fd, 0, pages);
-	unmarked = meminfo_kb("Volatile");
+	unmarked = vr_volatile_kb();
 	tap_result(r1 == 0 && r2 == 0 && r3 == 0 &&
 		   vr_check(p, pages, 22).intact == pages,
 		   "mark, mark again, unmark: 0, 0, 0 and the data intact");
@@ -232,9 +232,9 @@ static void test_no_pressure(void)
 	/* Closing the last reference drops the ranges. */
 	mark(fd, 0, pages);
 	unregion(fd, p, pages);
-	tap_result(meminfo_kb("Volatile") == base,
+	tap_result(vr_volatile_kb() == base,
 		   "closing a file with volatile ranges drops them (%+ld kB)",
-		   meminfo_kb("Volatile") - base);
+		   vr_volatile_kb() - base);
 }
 
 /* Purge by memory.reclaim: SIGBUS, read() zeros, UNMARK reports it. */
@@ -659,7 +659,7 @@ static void test_ioctl_prot(void)
 static void test_ioctl_pin(void)
 {
 	const size_t pages = 4 * MIB / page_size;
-	long base = meminfo_kb("Volatile"), r1, r2, s1, s2, pin;
+	long base = vr_volatile_kb(), r1, r2, s1, s2, pin;
 	char *p;
 	int fd = region(pages, &p);
 	bool ok;
@@ -671,7 +671,7 @@ static void test_ioctl_pin(void)
 	s2 = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 0);
 	tap_result(r1 == 0 && s1 == ASHMEM_IS_UNPINNED &&
 		   r2 == ASHMEM_NOT_PURGED && s2 == ASHMEM_IS_PINNED &&
-		   meminfo_kb("Volatile") == base &&
+		   vr_volatile_kb() == base &&
 		   vr_check(p, pages, 34).intact == pages,
 		   "UNPIN (len 0: to the end), GET_PIN_STATUS, PIN: NOT_PURGED, data intact");
 	{
@@ -684,7 +684,7 @@ static void test_ioctl_pin(void)
 		     xioctl(fd, ASHMEM_UNPIN, (unsigned long)&past) ==
 			     -EINVAL &&
 		     xioctl(fd, ASHMEM_PIN, 0) == -EFAULT &&
-		     meminfo_kb("Volatile") == base &&
+		     vr_volatile_kb() == base &&
 		     pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, 0) ==
 			     ASHMEM_IS_PINNED;
 		tap_result(ok, "unaligned, past-the-end and unreadable ranges: EINVAL / EFAULT, nothing changed");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "proc.h"
 #include "tap.h"
 #include "vr_util.h"
 
@@ -277,4 +278,17 @@ void vr_send_byte(int fd)
 {
 	if (write(fd, "x", 1) != 1)
 		tap_bail("pipe write: %s", strerror(errno));
+}
+
+long vr_volatile_kb(void)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return meminfo_kb("Volatile");
 }

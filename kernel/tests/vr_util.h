@@ -46,6 +46,12 @@ bool vr_sigbus_on_read(const volatile char *addr);
 /* How many pages of the range pagemap shows as swapped out; -1 on error. */
 long vr_swapped_pages(const void *addr, size_t pages);
 
+/*
+ * /proc/meminfo's Volatile: in kB, after folding every CPU's pending
+ * vmstat deltas into it (vm.stat_refresh): exact, not approximate.
+ */
+long vr_volatile_kb(void);
+
 /* Wait for one byte on @fd; false on EOF or error. */
 bool vr_wait_byte(int fd);
 /* Send one byte on @fd, or bail out of the suite. */
