@@ -146,7 +146,7 @@ bench_csv()
 	echo "backend,bench,param,value,metric,unit,rep"
 }
 mkdir -p "$tmp/bench"
-for b in ashmem volatile madvfree pinned dontneed; do
+for b in ashmem volatile anon memfd madvfree pinned dontneed; do
 	echo "$b,pin_size,size_kib=4,100,pair_ns_p50,ns,1"
 done > "$tmp/bench/rows"
 { bench_csv; cat "$tmp/bench/rows"; } > "$tmp/bench/pin.csv"
