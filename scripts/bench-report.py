@@ -370,6 +370,51 @@ TARGET_WHY = {
 }
 
 
+def engine_rows(eng, pin, purge, cache, pin0, purge0, cache0, sizes, row,
+                worst):
+    """The target rows of one engine: @eng in this run, "volatile" in
+    the first series'."""
+    r0 = worst(pin0, "pin_size", pin0.params("pin_size"), "volatile",
+               "ashmem", "pair_ns_p50", max)
+    r = worst(pin, "pin_size", sizes, eng, "ashmem", "pair_ns_p50",
+              max)
+    row(f"unpin + pin p50, {eng} / ashmem, worst size", r0, r, "<= 1.0",
+        None if r is None else r <= 1.0, "pin")
+    r = worst(pin, "pin_size", sizes, eng, "ashmem",
+              "kernel_pair_ns_p50", max)
+    row(f"{eng}: the same as bare system calls (against ioctl), worst size",
+        None, r, "(where the cost is)", None)
+
+    def purge_ratios(bench, x, metric, den):
+        """volatile / @den in the first series, @eng / @den in this one."""
+        return tuple(ratio(t.get(bench, e, x, metric),
+                           t.get(bench, den, x, metric))
+                     for t, e in ((purge0, "volatile"), (purge, eng)))
+
+    mib = pick(purge.params("purge_reclaim"), 64)
+    if mib is not None:
+        r0, r = purge_ratios("purge_reclaim", mib, "purge_mib_per_s",
+                             "dontneed")
+        row(f"memory.reclaim purge of {mib:g} MiB, {eng} / dontneed",
+            r0, r, ">= 0.5", None if r is None else r >= 0.5, "reclaim")
+        r0, r = purge_ratios("purge_global", mib, "stall_ms_p99",
+                             "dontneed")
+        row(f"global pressure, {mib:g} MiB: stall p99, {eng} / dontneed",
+            r0, r, "<= 2", None if r is None else r <= 2, "stall")
+        r0, r = purge_ratios("purge_global", mib, "stall_ms_max", "ashmem")
+        row(f"global pressure, {mib:g} MiB: stall max, {eng} / ashmem",
+            r0, r, "<= 1", None if r is None else r <= 1, "stall")
+    for bench in ("cache_regions", "cache_arena", "cache_regions_competitor"):
+        for x in cache.params(bench):
+            if x <= 0:
+                continue
+            v0 = cache0.get(bench, "volatile", x, "hit_rate")
+            v = cache.get(bench, eng, x, "hit_rate")
+            row(f"hit rate of {eng}, {bench}, memory.max {x:g} MiB", v0, v,
+                ">= series v1", None if None in (v0, v) else v >= v0,
+                "hit")
+
+
 def targets(now, before, w):
     """The range engine's targets, against the first series' run."""
     pin, purge, cache = now
@@ -389,44 +434,14 @@ def targets(now, before, w):
         return f(rs) if rs else None
 
     sizes = pin.params("pin_size")
-    r0 = worst(pin0, "pin_size", pin0.params("pin_size"), "volatile",
-               "ashmem", "pair_ns_p50", max)
-    r = worst(pin, "pin_size", sizes, "volatile", "ashmem", "pair_ns_p50",
-              max)
-    row("unpin + pin p50, volatile / ashmem, worst size", r0, r, "<= 1.0",
-        None if r is None else r <= 1.0, "pin")
-    r = worst(pin, "pin_size", sizes, "volatile", "ashmem",
-              "kernel_pair_ns_p50", max)
-    row("the same as bare system calls (madvise against ioctl), worst size",
-        None, r, "(where the cost is)", None)
-    def purge_ratios(bench, x, metric, den):
-        """volatile / @den of @metric in the first series and in this one."""
-        return tuple(ratio(t.get(bench, "volatile", x, metric),
-                           t.get(bench, den, x, metric))
-                     for t in (purge0, purge))
-
-    mib = pick(purge.params("purge_reclaim"), 64)
-    if mib is not None:
-        r0, r = purge_ratios("purge_reclaim", mib, "purge_mib_per_s",
-                             "dontneed")
-        row(f"memory.reclaim purge of {mib:g} MiB, volatile / dontneed",
-            r0, r, ">= 0.5", None if r is None else r >= 0.5, "reclaim")
-        r0, r = purge_ratios("purge_global", mib, "stall_ms_p99",
-                             "dontneed")
-        row(f"global pressure, {mib:g} MiB: stall p99, volatile / dontneed",
-            r0, r, "<= 2", None if r is None else r <= 2, "stall")
-        r0, r = purge_ratios("purge_global", mib, "stall_ms_max", "ashmem")
-        row(f"global pressure, {mib:g} MiB: stall max, volatile / ashmem",
-            r0, r, "<= 1", None if r is None else r <= 1, "stall")
-    for bench in ("cache_regions", "cache_arena", "cache_regions_competitor"):
-        for x in cache.params(bench):
-            if x <= 0:
-                continue
-            v0 = cache0.get(bench, "volatile", x, "hit_rate")
-            v = cache.get(bench, "volatile", x, "hit_rate")
-            row(f"hit rate, {bench}, memory.max {x:g} MiB", v0, v,
-                ">= series v1", None if None in (v0, v) else v >= v0,
-                "hit")
+    # Since series b73e0cb909 "volatile" is ashmem-compat on memfd volatile
+    # ranges and "anon" the anonymous engine; both are held to the
+    # targets, against the first series' (anonymous) volatile.
+    engines = [e for e in ("volatile", "anon")
+               if e in pin.backends("pin_size")]
+    for eng in engines:
+        engine_rows(eng, pin, purge, cache, pin0, purge0, cache0, sizes,
+                    row, worst)
     w("| measure | series v1 | this series | target | |")
     w("|---|---|---|---|---|")
     for r in rows:

@@ -179,7 +179,7 @@ python3 "$br" report "$tmp/rep/out.md" "$tmp/rep/arm64" > /dev/null 2>&1 || true
 ok "$(grep -qF '| unpin + pin p50, volatile / ashmem, worst size | 1 | 1 | <= 1.0 | met |' \
 	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
 	"bench-report: a target met against series v1 says met"
-ok "$(grep -qF '| hit rate, cache_regions, memory.max 2 MiB | 0.6 | 0.5 | >= series v1 | MISSED |' \
+ok "$(grep -qF '| hit rate of volatile, cache_regions, memory.max 2 MiB | 0.6 | 0.5 | >= series v1 | MISSED |' \
 	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
 	"bench-report: a target missed against series v1 says MISSED"
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
