@@ -335,6 +335,15 @@ static void test_zero_fill(void)
 		   "ZERO: a purged page of a volatile range reads zeros");
 	r = unmark(fd, 0, pages);
 	tap_result(r == 1, "ZERO: UNMARK still reports the purge (%d)", r);
+
+	/* The same through a shared mapping, with MADV_VOLATILE_ZERO. */
+	vr_fill(p, pages, 27);
+	r = vr_madvise(p, pages * page_size, MADV_VOLATILE_ZERO);
+	reclaim_in(cg, 1024 * MIB);
+	sigbus = vr_sigbus_on_read(p + page_size);
+	tap_result(r == 0 && !sigbus && vr_page_zero(p, 1) &&
+		   vr_madvise(p, pages * page_size, MADV_NONVOLATILE) == 1,
+		   "MADV_VOLATILE_ZERO on a shared mapping: purged pages read zeros, NONVOLATILE reports the purge");
 	unregion(fd, p, pages);
 }
 
@@ -698,10 +707,57 @@ static void test_ioctl_pin(void)
 	unregion(fd, p, pages);
 }
 
+/*
+ * Many ranges in one file, against a model: random marks and unmarks of
+ * 1-32 pages over 256 pages split, fill and empty the file's range tree.
+ * After every call meminfo's Volatile must be the model's count, and now
+ * and then GET_PIN_STATUS of every page must say what the model says.
+ */
+static void test_many_ranges(void)
+{
+	const size_t pages = 256, ops = 2000;
+	size_t i, op, first, len, bad_count = 0, bad_status = 0, nr = 0;
+	long base = vr_volatile_kb(), page_kb = page_size / 1024, st;
+	bool vol[256] = { false }, mark;
+	int fd = region(pages, NULL), r, bad_ret = 0;
+
+	srand(20261204);
+	for (op = 0; op < ops; op++) {
+		first = rand() % pages;
+		len = 1 + rand() % 32;
+		if (first + len > pages)
+			len = pages - first;
+		mark = rand() % 2;
+		r = vfalloc(fd, mark ? MARK : UNMARK, first, len);
+		bad_ret += r != 0;
+		for (i = first; i < first + len; i++) {
+			nr += mark && !vol[i];
+			nr -= !mark && vol[i];
+			vol[i] = mark;
+		}
+		bad_count += vr_volatile_kb() - base != (long)nr * page_kb;
+		if (op % 100)
+			continue;
+		for (i = 0; i < pages; i++) {
+			st = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, i, 1);
+			bad_status += st != (vol[i] ? ASHMEM_IS_UNPINNED :
+					     ASHMEM_IS_PINNED);
+		}
+	}
+	r = unmark(fd, 0, pages);
+	tap_diag("%zu calls: %d bad returns, %zu wrong Volatile counts, %zu wrong pin states; %zu pages volatile at the end",
+		 ops, bad_ret, bad_count, bad_status, nr);
+	tap_result(!bad_ret && !bad_count && !bad_status && r == 0 &&
+		   vr_volatile_kb() == base,
+		   "%zu random marks and unmarks: the file's ranges match a model page for page",
+		   ops);
+	unregion(fd, NULL, pages);
+}
+
 int main(void)
 {
 	vr_init();
-	tap_plan(39);
+	tap_plan(41);
 	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
 	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
@@ -722,5 +778,6 @@ int main(void)
 	test_ioctl_info();
 	test_ioctl_prot();
 	test_ioctl_pin();
+	test_many_ranges();
 	return tap_finish();
 }

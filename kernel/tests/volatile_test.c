@@ -82,17 +82,23 @@ static void expect_error(const char *what, char *p, size_t pages, void *addr,
 	ret = vr_madvise(addr, len, advice);
 	tap_result(ret == -err && unchanged(&s, p, pages, 7),
 		   "%s: %s gives %s (got %d), nothing changed", what,
-		   advice == MADV_VOLATILE ? "VOLATILE" : "NONVOLATILE",
-		   strerror(err), ret);
+		   advice == MADV_VOLATILE ? "VOLATILE" :
+		   advice == MADV_VOLATILE_ZERO ? "VOLATILE_ZERO" :
+		   "NONVOLATILE", strerror(err), ret);
 }
+
+static const int advices[] = {
+	MADV_VOLATILE, MADV_VOLATILE_ZERO, MADV_NONVOLATILE
+};
 
 static void test_errors(void)
 {
 	char *p = vr_map(4), *q;
-	int advice, i;
+	int advice;
+	size_t i;
 
-	for (i = 0; i < 2; i++) {
-		advice = i ? MADV_NONVOLATILE : MADV_VOLATILE;
+	for (i = 0; i < sizeof(advices) / sizeof(advices[0]); i++) {
+		advice = advices[i];
 		expect_error("unaligned start", p, 4, p + 1, page_size,
 			     advice, EINVAL);
 		expect_error("length not a page multiple", p, 4, p,
@@ -129,6 +135,11 @@ static void test_errors(void)
 		tap_result(ret == -ENOMEM && unchanged(&s, q, 1, 7) &&
 			   !vr_is_volatile(q + 2 * page_size),
 			   "a hole in the range gives ENOMEM, nothing changed (got %d)",
+			   ret);
+		ret = vr_madvise(q, 3 * page_size, MADV_VOLATILE_ZERO);
+		tap_result(ret == -ENOMEM && unchanged(&s, q, 1, 7) &&
+			   !vr_is_volatile(q + 2 * page_size),
+			   "a hole: VOLATILE_ZERO gives ENOMEM, nothing changed (got %d)",
 			   ret);
 	}
 	munmap(q, 3 * page_size);
@@ -172,6 +183,7 @@ static void test_bad_vmas(void)
 	file = mmap(NULL, page_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	tap_result(file != MAP_FAILED &&
 		   vr_madvise(file, page_size, MADV_VOLATILE) == -EINVAL &&
+		   vr_madvise(file, page_size, MADV_VOLATILE_ZERO) == -EINVAL &&
 		   !vr_is_volatile(file),
 		   "a private file mapping gives EINVAL");
 	munmap(file, page_size);
@@ -182,19 +194,22 @@ static void test_other_interfaces(void)
 {
 	char *p = vr_map(1);
 	struct iovec iov = { p, page_size };
-	int pidfd, r1, r2;
+	int pidfd, r1, r2, r3;
 
 	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
 	r1 = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_VOLATILE, 0);
 	r1 = r1 < 0 ? -errno : r1;
 	r2 = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_NONVOLATILE, 0);
 	r2 = r2 < 0 ? -errno : r2;
+	r3 = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_VOLATILE_ZERO,
+		     0);
+	r3 = r3 < 0 ? -errno : r3;
 	tap_result(pidfd >= 0 && r1 == -EINVAL && r2 == -EINVAL &&
-		   !vr_is_volatile(p),
-		   "process_madvise refuses both advices with EINVAL (%d, %d)",
-		   r1, r2);
+		   r3 == -EINVAL && !vr_is_volatile(p),
+		   "process_madvise refuses the three advices with EINVAL (%d, %d, %d)",
+		   r1, r2, r3);
 	close(pidfd);
-	tap_result(vr_madvise(p, page_size, 28) == -EINVAL,
+	tap_result(vr_madvise(p, page_size, MADV_VOLATILE_ZERO + 1) == -EINVAL,
 		   "an unknown advice still gives EINVAL");
 	munmap(p, page_size);
 }
@@ -1088,6 +1103,85 @@ static void test_purged_entries(void)
 	tap_result(!munmap(p, pages * page_size), "munmap of purged entries");
 }
 
+/* Read every page of the range: true when none raised SIGBUS. */
+static bool read_all(char *p, size_t pages)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		if (vr_sigbus_on_read(p + i * page_size))
+			return false;
+	return true;
+}
+
+/*
+ * MADV_VOLATILE_ZERO: a purged page faults in as zeros while the range is
+ * still volatile, and NONVOLATILE reports the purge even when every purged
+ * entry was read away.  The flag is the marking's: it survives split and
+ * fork, and MADV_VOLATILE over the range restores SIGBUS.
+ */
+static void test_zero_fill(void)
+{
+	/* Large enough for reclaim_purges()' 1% of swap-outs by others. */
+	const size_t pages = 32 * MIB / page_size, len = pages * page_size;
+	char *p = vr_map(pages);
+	struct vr_census c;
+	int status, r;
+	pid_t pid;
+
+	vr_fill(p, pages, 20);
+	r = vr_madvise(p, len, MADV_VOLATILE_ZERO);
+	tap_result(r == 0 && reclaim_purges(p, pages, "VOLATILE_ZERO") &&
+		   read_all(p, pages) && vr_check(p, pages, 20).zero == pages,
+		   "VOLATILE_ZERO: purged pages read zeros while volatile, no SIGBUS");
+	p[0] = 'x';
+	pid = fork();
+	if (pid == 0) {
+		bool ok = read_all(p, pages) &&
+			  vr_madvise(p, len, MADV_NONVOLATILE) == 1 &&
+			  p[0] == 'x';
+
+		_exit(ok ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	tap_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "VOLATILE_ZERO: a forked child reads zeros too and NONVOLATILE reports the purge");
+	r = vr_madvise(p, len, MADV_NONVOLATILE);
+	tap_result(r == 1 && p[0] == 'x',
+		   "VOLATILE_ZERO: NONVOLATILE reports a purge read away as zeros; a page written since keeps its data (%d)",
+		   r);
+
+	/* Not purged: nothing reported, data intact. */
+	vr_fill(p, pages, 21);
+	vr_madvise(p, len, MADV_VOLATILE_ZERO);
+	r = vr_madvise(p, len, MADV_NONVOLATILE);
+	tap_result(r == 0 && vr_check(p, pages, 21).intact == pages,
+		   "VOLATILE_ZERO without a purge: NONVOLATILE returns 0, data intact");
+
+	/* Split: both sides of an unmarked page keep the flag. */
+	vr_fill(p, pages, 22);
+	vr_madvise(p, len, MADV_VOLATILE_ZERO);
+	vr_madvise(p + page_size, page_size, MADV_NONVOLATILE);
+	vr_reclaim(cg, 1024 * MIB);
+	tap_result(read_all(p, pages) && vr_page_zero(p, 0) &&
+		   vr_page_zero(p, pages - 1) &&
+		   vr_page_intact(p, 1, 22) &&
+		   vr_madvise(p, len, MADV_NONVOLATILE) == 1,
+		   "VOLATILE_ZERO: both parts of a split range keep the flag");
+
+	/* MADV_VOLATILE over a VOLATILE_ZERO range: SIGBUS again. */
+	vr_fill(p, pages, 23);
+	vr_madvise(p, len, MADV_VOLATILE_ZERO);
+	vr_madvise(p, len, MADV_VOLATILE);
+	vr_reclaim(cg, 1024 * MIB);
+	r = vr_sigbus_on_read(p);
+	r += vr_madvise(p, len, MADV_NONVOLATILE) == 1;
+	c = vr_check(p, pages, 23);
+	tap_result(r == 2 && c.zero > 0 && c.corrupt == 0,
+		   "MADV_VOLATILE over a VOLATILE_ZERO range restores SIGBUS");
+	munmap(p, len);
+}
+
 /*
  * Randomized: ranges of 1-16 pages, a random share purged by a random
  * memory.reclaim, random pages read while volatile; NONVOLATILE must
@@ -1152,7 +1246,7 @@ static void report_mode(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(67);
+	tap_plan(78);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -1185,6 +1279,7 @@ int main(void)
 	test_thp_policy();
 	test_mlock();
 	test_purged_entries();
+	test_zero_fill();
 	test_random();
 	return tap_finish();
 }
