@@ -3,8 +3,10 @@
 #
 # bench-matrix quick|full OUTDIR: run the whole comparison inside one
 # guest boot (installed as /opt/lab/bin/bench-matrix).  Every point runs
-# once per backend, backends in alternating order from one repetition to
-# the next; rows go to OUTDIR/<family>.csv; progress goes to stdout.
+# once per backend and repetition, the backends of each in a random order
+# (seeded: the plan is the same at every run, and written to
+# OUTDIR/plan.txt); rows go to OUTDIR/<family>.csv; progress goes to
+# stdout.
 set -eu
 
 usage()
@@ -46,11 +48,13 @@ if [ "$mode" = quick ]; then
 	cache_limits="2 0"
 	shares="4:64"
 else
-	reps=5
+	reps=10
 	sizes="4K 16K 64K 256K 1M 4M 16M 64M"
 	fragments="1 4 16 64 256 1024 4096"
 	purge_sizes="16 64 256"
-	cache_args="--objects 256 --object-kib 256 --ops 5000"
+	# 3000 operations (5000 until series 63d81f1cc1): ten repetitions
+	# must fit in the hour make bench has.
+	cache_args="--objects 256 --object-kib 256 --ops 3000"
 	cache_limits="24 48 96"
 	shares="64:64 16:1024"
 fi
@@ -67,18 +71,23 @@ prog()
 	esac
 }
 
-# Backends of repetition @1, in forward or reverse order.
+# The backends @2 in a random order, seeded by @1 (a count of the calls,
+# kept by the caller: this runs in a subshell), so that every point gets
+# its own order and the plan is the same at every run.
+seq=0
 ordered()
 {
-	if [ $(($1 % 2)) -eq 1 ]; then
-		echo "$2"
-	else
-		reversed=""
-		for w in $2; do
-			reversed="$w $reversed"
-		done
-		echo "$reversed"
-	fi
+	echo "$2" | awk -v seed=$((20261204 + $1)) '
+	BEGIN { srand(seed) }
+	{
+		n = split($0, b, " ")
+		for (i = n; i > 1; i--) {
+			j = int(rand() * i) + 1
+			t = b[i]; b[i] = b[j]; b[j] = t
+		}
+		for (i = 1; i <= n; i++)
+			printf "%s%s", b[i], (i < n ? " " : "\n")
+	}'
 }
 
 # The plan: one line per run, "family program backend args...".
@@ -91,19 +100,22 @@ while [ $rep -le $reps ]; do
 		*M) iters=$([ "$mode" = quick ] && echo 5 || echo 20) ;;
 		*) iters=$([ "$mode" = quick ] && echo 20 || echo 200) ;;
 		esac
-		for b in $(ordered $rep "$backends"); do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "$backends"); do
 			echo "pin pinbench $b --size $size --iters $iters --rep $rep" >> "$plan"
 		done
 	done
 	for k in $fragments; do
 		iters=$([ "$mode" = quick ] && echo 3 || echo 10)
-		for b in $(ordered $rep "$backends"); do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "$backends"); do
 			echo "pin pinbench $b --fragments $k --iters $iters --rep $rep" >> "$plan"
 		done
 	done
-	for m in reclaim limit global; do
+	for m in reclaim rootreclaim purgeall limit global; do
 		for mib in $purge_sizes; do
-			for b in $(ordered $rep "$backends"); do
+			seq=$((seq + 1))
+			for b in $(ordered $seq "$backends"); do
 				echo "purge purgebench $b --mode $m --mib $mib --rep $rep" >> "$plan"
 			done
 		done
@@ -112,13 +124,15 @@ while [ $rep -le $reps ]; do
 		extra="--layout ${layout%_competitor}"
 		[ "$layout" = regions_competitor ] && extra="$extra --competitor"
 		for limit in $cache_limits; do
-			for b in $(ordered $rep "$backends lru"); do
+			seq=$((seq + 1))
+			for b in $(ordered $seq "$backends lru"); do
 				echo "cache cachebench $b $extra --limit-mib $limit $cache_args --rep $rep" >> "$plan"
 			done
 		done
 	done
 	for share in $shares; do
-		for b in $(ordered $rep "$share_backends"); do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "$share_backends"); do
 			echo "share sharebench $b --regions ${share%%:*} --region-kib ${share#*:} --rep $rep" >> "$plan"
 		done
 	done

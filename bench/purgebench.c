@@ -5,15 +5,24 @@
  *   reclaim  N MiB are written to the cgroup's memory.reclaim, timed;
  *            purged MiB counted by pinning page by page (dontneed: its
  *            MADV_DONTNEED is the release, timed instead);
+ *   rootreclaim  the same through the root cgroup's memory.reclaim, which
+ *            also runs shrinkers that are not memcg-aware (ashmem's);
+ *   purgeall the whole cache dropped at once, timed: ashmem's
+ *            ASHMEM_PURGE_ALL_CACHES, for the others vm.drop_caches = 2
+ *            (drop_slab() runs every shrinker of every memcg);
  *   limit    under memory.max = N MiB + headroom, a foreground process
  *            in the same cgroup touches N MiB more in 1 MiB steps;
  *   global   no limit: the foreground touches what was free before the
  *            unpin + N/4 MiB.
- * The foreground's per-step stall (p50, p99, max), whether it was
- * OOM-killed, and the pages found purged are reported.
+ * The foreground's per-step stall (p50, p99, p99.9, max), its total time
+ * (from the first step, the onset of pressure, to the last), whether it
+ * was OOM-killed, the pages found purged and the over-purge (purged /
+ * needed: what the foreground touched beyond the room it had when it
+ * started) are reported.
  *
- *   purgebench_<lib> --backend B --mode reclaim|limit|global --mib N
- *                    [--rep R] [--csv FILE]
+ *   purgebench_<lib> --backend B
+ *                    --mode reclaim|rootreclaim|purgeall|limit|global
+ *                    --mib N [--rep R] [--csv FILE]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,9 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/ashmem.h>
 
 #include "backend.h"
 #include "bench.h"
@@ -59,6 +71,41 @@ static size_t count_purged(struct region *r)
 	return purged;
 }
 
+/* Release the unpinned data the way @mode says (not limit, not global). */
+static void release(const char *mode, const char *cg, struct region *r,
+		    long mib)
+{
+	if (!strcmp(mode, "reclaim")) {
+		if (cg_write_u64(cg, "memory.reclaim", mib * MIB) &&
+		    errno != EAGAIN)
+			die("%s: memory.reclaim: %m", prog);
+	} else if (!strcmp(mode, "rootreclaim")) {
+		if (cg_write_u64(CG_ROOT, "memory.reclaim", mib * MIB) &&
+		    errno != EAGAIN)
+			die("%s: root memory.reclaim: %m", prog);
+	} else if (r->backend == BACKEND_ASHMEM) {
+		if (ioctl(r->fd, ASHMEM_PURGE_ALL_CACHES) < 0)
+			die("%s: ASHMEM_PURGE_ALL_CACHES: %m", prog);
+	} else if (cg_write("/proc/sys/vm", "drop_caches", "2")) {
+		die("%s: vm.drop_caches: %m", prog);
+	}
+}
+
+/*
+ * The memory the foreground may take without anything being freed: what
+ * memory.max leaves the cgroup (limit), or MemFree (global).
+ */
+static double room_bytes(const char *mode, const char *cg, long mib)
+{
+	uint64_t current = 0;
+
+	if (strcmp(mode, "limit"))
+		return meminfo_kb("MemFree") * 1024.0;
+	if (cg_read_u64(cg, "memory.current", &current))
+		die("%s: memory.current: %m", prog);
+	return (double)mib * MIB + HEADROOM - current;
+}
+
 static uint64_t vmstat(const char *key)
 {
 	uint64_t v = 0;
@@ -68,7 +115,7 @@ static uint64_t vmstat(const char *key)
 }
 
 struct stalls {
-	double p50, p99, max;
+	double p50, p99, p999, max, total;
 	long steps;
 };
 
@@ -89,14 +136,17 @@ static void foreground(size_t mib, struct stalls *out)
 	if (p == MAP_FAILED)
 		_exit(3);
 	for (i = 0; i < mib; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = now_ns(), dt;
 
 		for (off = 0; off < MIB; off += page_size)
 			p[i * MIB + off] = 1;
-		samples_add(&s, now_ns() - t0);
+		dt = now_ns() - t0;
+		samples_add(&s, dt);
 		out->steps = i + 1;
+		out->total += dt;
 		out->p50 = samples_pct(&s, 50);
 		out->p99 = samples_pct(&s, 99);
+		out->p999 = samples_pct(&s, 99.9);
 		out->max = samples_pct(&s, 100);
 	}
 	_exit(0);
@@ -122,6 +172,7 @@ int main(int argc, char **argv)
 	struct csv csv;
 	enum backend b;
 	int opt, status;
+	double needed, room = 0;
 	size_t purged;
 	pid_t pid;
 
@@ -150,9 +201,10 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !backend || !mode || !mib)
 		usage();
-	if (strcmp(mode, "reclaim") && strcmp(mode, "limit") &&
+	if (strcmp(mode, "reclaim") && strcmp(mode, "rootreclaim") &&
+	    strcmp(mode, "purgeall") && strcmp(mode, "limit") &&
 	    strcmp(mode, "global"))
-		usage_error(prog, "unknown --mode '%s' (reclaim, limit or global)",
+		usage_error(prog, "unknown --mode '%s' (reclaim, rootreclaim, purgeall, limit or global)",
 			    mode);
 	b = backend_parse(prog, backend);
 
@@ -184,12 +236,10 @@ int main(int argc, char **argv)
 	if (csv_open(&csv, csv_path, backend, bench, rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 
-	if (!strcmp(mode, "reclaim")) {
+	if (strcmp(mode, "limit") && strcmp(mode, "global")) {
 		if (b != BACKEND_DONTNEED) {
 			t0 = now_ns();
-			if (cg_write_u64(cg, "memory.reclaim", mib * MIB) &&
-			    errno != EAGAIN)
-				die("%s: memory.reclaim: %m", prog);
+			release(mode, cg, &r, mib);
 			t1 = now_ns();
 		}
 		purged = count_purged(&r);
@@ -200,6 +250,7 @@ int main(int argc, char **argv)
 			(double)purged * page_size / MIB / ((t1 - t0) / 1e9));
 	} else {
 		fg_mib = !strcmp(mode, "limit") ? mib : free_mib + mib / 4;
+		room = room_bytes(mode, cg, mib);
 		st = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (st == MAP_FAILED)
@@ -221,7 +272,9 @@ int main(int argc, char **argv)
 		purged = count_purged(&r);
 		csv_row(&csv, param, "stall_ms_p50", "ms", st->p50 / 1e6);
 		csv_row(&csv, param, "stall_ms_p99", "ms", st->p99 / 1e6);
+		csv_row(&csv, param, "stall_ms_p999", "ms", st->p999 / 1e6);
 		csv_row(&csv, param, "stall_ms_max", "ms", st->max / 1e6);
+		csv_row(&csv, param, "fg_total_ms", "ms", st->total / 1e6);
 		csv_row(&csv, param, "steps_done", "MiB", st->steps);
 		csv_row(&csv, param, "steps_asked", "MiB", fg_mib);
 		csv_row(&csv, param, "oom_kills", "count",
@@ -229,6 +282,12 @@ int main(int argc, char **argv)
 				       WTERMSIG(status) == SIGKILL));
 		csv_row(&csv, param, "purged_mib", "MiB",
 			(double)purged * page_size / MIB);
+		needed = (double)st->steps * MIB - room;
+		csv_row(&csv, param, "needed_mib", "MiB",
+			needed > 0 ? needed / MIB : 0);
+		if (needed > 0)
+			csv_row(&csv, param, "overpurge", "ratio",
+				purged * page_size / needed);
 	}
 	/* The kernel's own count, where it keeps one. */
 	if (b == BACKEND_VOLATILE || b == BACKEND_ANON)

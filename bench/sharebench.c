@@ -9,16 +9,27 @@
  * pins it, checks its contents and unpins it again before it answers.
  * Then each side's memory.reclaim is asked for all of the data, the
  * consumer's first; after each, the producer pins every region, counts
- * those purged and refills and unpins them.
+ * those purged and refills and unpins them.  Last, each side's memory.max
+ * (the consumer's first) is set to its usage plus half the data, and a
+ * hog of the data's size runs in that cgroup: it completes only if the
+ * cgroup's reclaim frees the other half, which there only a purge of the
+ * regions can do; otherwise the hog is OOM-killed.
  *
  *   handoff_us_p50, _p99  one region: send, the consumer's map + pin +
  *                         check + unpin, the answer
  *   handoff_bad           regions the consumer found neither intact nor
  *                         reported purged (must be 0)
+ *   pin_us_p50, _p99      the consumer's pin of a region it received
+ *   unpin_us_p50, _p99    the consumer's unpin of it
  *   purged_pct_consumer   regions purged by the consumer's memory.reclaim
  *   purged_pct_producer   regions purged by the producer's memory.reclaim
  *                         (the pages are charged to the producer, which
  *                         wrote them)
+ *   hog_ok_consumer       1 if the hog under the consumer's memory.max
+ *                         completed, 0 if it was OOM-killed
+ *   hog_ok_producer       the same under the producer's memory.max
+ *   max_purged_pct_consumer, _producer
+ *                         regions purged while the hog ran there
  *
  * Backends: the ones whose regions an fd shares: ashmem, volatile (memfd
  * volatile ranges) and memfd (Android's memfd path: pin and unpin do
@@ -53,36 +64,47 @@ static void usage(void)
 		    prog);
 }
 
+/* What the consumer answers for each region. */
+struct answer {
+	uint64_t pin_ns, unpin_ns;
+	uint64_t bad;	/* neither intact nor reported purged, or an error */
+};
+
 /*
  * The consumer: for each fd received, the region's number follows as
- * one word; map, pin, check, unpin, answer 0 (intact or reported
- * purged) or 1 (anything else).
+ * one word; map, pin, check, unpin, answer.
  */
 static void consumer(int sock, enum backend b, size_t len, const char *cg)
 {
-	uint64_t id;
+	struct answer a;
+	uint64_t id, t0;
 	int fd;
 
 	if (cg_enter(cg))
 		_exit(2);
 	while ((fd = fd_recv(sock)) >= 0) {
 		struct region r = { .backend = b, .fd = fd, .len = len };
-		char bad = 1;
 		int purged;
 
+		memset(&a, 0, sizeof(a));
+		a.bad = 1;
 		if (read(sock, &id, sizeof(id)) != sizeof(id))
 			_exit(3);
 		r.map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			     fd, 0);
 		if (r.map != MAP_FAILED) {
+			t0 = now_ns();
 			purged = region_pin(&r, 0, len);
-			bad = purged < 0 ||
-			      (!purged && content_mismatches(r.map, len, id));
-			bad |= region_unpin(&r, 0, len) != 0;
+			a.pin_ns = now_ns() - t0;
+			a.bad = purged < 0 ||
+				(!purged && content_mismatches(r.map, len, id));
+			t0 = now_ns();
+			a.bad |= region_unpin(&r, 0, len) != 0;
+			a.unpin_ns = now_ns() - t0;
 			munmap(r.map, len);
 		}
 		close(fd);
-		if (write(sock, &bad, 1) != 1)
+		if (write(sock, &a, sizeof(a)) != sizeof(a))
 			_exit(4);
 	}
 	_exit(0);
@@ -107,6 +129,47 @@ static long count_purged(struct region *rs, long n)
 	return purged;
 }
 
+/*
+ * Set @cg's memory.max to its usage plus half of @bytes and run a hog of
+ * @bytes of anonymous memory in it (the OOM killer's first choice).
+ * Returns 1 when the hog completed, 0 when it was OOM-killed.
+ */
+static int hog_under_max(const char *cg, size_t bytes)
+{
+	uint64_t current;
+	size_t off;
+	int status;
+	pid_t pid;
+	char *p;
+
+	if (cg_read_u64(cg, "memory.current", &current) ||
+	    cg_write_u64(cg, "memory.max", current + bytes / 2))
+		die("%s: memory.max of %s: %m", prog, cg);
+	pid = fork();
+	if (pid < 0)
+		die("%s: fork: %m", prog);
+	if (pid == 0) {
+		if (cg_enter(cg) || set_oom_score_adj(1000))
+			_exit(2);
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(3);
+		for (off = 0; off < bytes; off += page_size)
+			p[off] = 1;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("%s: waitpid: %m", prog);
+	if (cg_write(cg, "memory.max", "max"))
+		die("%s: memory.max of %s: %m", prog, cg);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return 0;
+	die("%s: the hog in %s failed (status %#x)", prog, cg, status);
+}
+
 static void reclaim_all(const char *cg, long n, size_t len)
 {
 	if (cg_write_u64(cg, "memory.reclaim", (uint64_t)n * len) &&
@@ -127,10 +190,13 @@ int main(int argc, char **argv)
 	char parent[CG_PATH_MAX], pcg[CG_PATH_MAX], ccg[CG_PATH_MAX];
 	const char *backend = NULL, *csv_path = NULL;
 	long n = 0, kib = 0, rep = 1, i, bad = 0, p_cons, p_prod;
-	struct samples handoff = { 0 };
+	long m_cons, m_prod;
+	struct samples handoff = { 0 }, pin = { 0 }, unpin = { 0 };
+	struct answer answer;
+	int hog_cons, hog_prod;
 	struct region *rs;
 	struct csv csv;
-	char param[64], answer;
+	char param[64];
 	int sv[2], opt, status;
 	enum backend b;
 	size_t len;
@@ -173,6 +239,9 @@ int main(int argc, char **argv)
 	    cg_create("lab-bench/consumer", ccg, sizeof(ccg)) ||
 	    cg_enter(pcg))
 		die("%s: cannot set up the cgroups under lab-bench: %m", prog);
+	/* The hogs, not the regions' owner, are the OOM victims. */
+	if (set_oom_score_adj(-1000))
+		die("%s: oom_score_adj: %m", prog);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die("%s: socketpair: %m", prog);
 	pid = fork();
@@ -198,10 +267,12 @@ int main(int argc, char **argv)
 		t0 = now_ns();
 		if (fd_send(sv[0], rs[i].fd) ||
 		    write(sv[0], &id, sizeof(id)) != sizeof(id) ||
-		    read(sv[0], &answer, 1) != 1)
+		    read(sv[0], &answer, sizeof(answer)) != sizeof(answer))
 			die("%s: handoff of region %ld: %m", prog, i);
 		samples_add(&handoff, (now_ns() - t0) / 1e3);
-		bad += answer != 0;
+		samples_add(&pin, answer.pin_ns / 1e3);
+		samples_add(&unpin, answer.unpin_ns / 1e3);
+		bad += answer.bad != 0;
 	}
 	shutdown(sv[0], SHUT_WR);
 	waitpid(pid, &status, 0);
@@ -212,6 +283,10 @@ int main(int argc, char **argv)
 	p_cons = count_purged(rs, n);
 	reclaim_all(pcg, n, len);
 	p_prod = count_purged(rs, n);
+	hog_cons = hog_under_max(ccg, n * len);
+	m_cons = count_purged(rs, n);
+	hog_prod = hog_under_max(pcg, n * len);
+	m_prod = count_purged(rs, n);
 
 	snprintf(param, sizeof(param), "region_kib=%ld", kib);
 	if (csv_open(&csv, csv_path, backend, "share", rep))
@@ -221,12 +296,24 @@ int main(int argc, char **argv)
 	csv_row(&csv, param, "handoff_us_p99", "us",
 		samples_pct(&handoff, 99));
 	csv_row(&csv, param, "handoff_bad", "count", bad);
+	csv_row(&csv, param, "pin_us_p50", "us", samples_pct(&pin, 50));
+	csv_row(&csv, param, "pin_us_p99", "us", samples_pct(&pin, 99));
+	csv_row(&csv, param, "unpin_us_p50", "us", samples_pct(&unpin, 50));
+	csv_row(&csv, param, "unpin_us_p99", "us", samples_pct(&unpin, 99));
 	csv_row(&csv, param, "purged_pct_consumer", "%", 100.0 * p_cons / n);
 	csv_row(&csv, param, "purged_pct_producer", "%", 100.0 * p_prod / n);
+	csv_row(&csv, param, "hog_ok_consumer", "count", hog_cons);
+	csv_row(&csv, param, "hog_ok_producer", "count", hog_prod);
+	csv_row(&csv, param, "max_purged_pct_consumer", "%",
+		100.0 * m_cons / n);
+	csv_row(&csv, param, "max_purged_pct_producer", "%",
+		100.0 * m_prod / n);
 	for (i = 0; i < n; i++)
 		region_destroy(&rs[i]);
 	free(rs);
 	samples_free(&handoff);
+	samples_free(&pin);
+	samples_free(&unpin);
 	cg_enter(CG_ROOT);
 	return csv_close(&csv) ? 1 : 0;
 }

@@ -13,7 +13,10 @@ Every number in the report comes from those files; a malformed file is
 an error naming the file and line, and nothing is written.
 """
 
+import collections
+import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -28,7 +31,12 @@ CACHE_BACKENDS = BACKENDS + ("lru",)
 SHARE = "share"
 SHARE_BACKENDS = ("ashmem", "volatile", "memfd")
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
-             "date")
+             "date", "clocksource", "clock_res_ns")
+
+# Units of timings, in ns.
+TIME_UNITS = {"ns": 1, "us": 1e3, "ms": 1e6}
+# A clock coarser than this cannot time a pin or a page fault.
+MAX_CLOCK_RES_NS = 1000
 
 
 class BadInput(Exception):
@@ -97,9 +105,29 @@ class Table:
 
     def __init__(self, rows):
         self.values = {}
+        self.by_rep = {}
         for r in rows:
             key = (r["bench"], r["backend"], r["pvalue"], r["metric"])
             self.values.setdefault(key, []).append(r["value"])
+            self.by_rep.setdefault(key, {})[r["rep"]] = r["value"]
+
+    def all(self, bench, backend, pvalue, metric):
+        return self.values.get((bench, backend, pvalue, metric), [])
+
+    def at(self, bench, backend, pvalue, metric, rep):
+        return self.by_rep.get((bench, backend, pvalue, metric),
+                               {}).get(rep)
+
+    def reps(self, bench, backend, pvalue, metric):
+        return sorted(self.by_rep.get((bench, backend, pvalue, metric), {}))
+
+    def median_run(self, bench, backend, pvalue, metric):
+        """The repetition whose @metric is the (lower) median: its other
+        metrics are shown with it, so that a row never mixes runs."""
+        runs = sorted((v, rep) for rep, v in
+                      self.by_rep.get((bench, backend, pvalue, metric),
+                                      {}).items())
+        return runs[(len(runs) - 1) // 2][1] if runs else None
 
     def get(self, bench, backend, pvalue, metric):
         v = self.values.get((bench, backend, pvalue, metric))
@@ -132,6 +160,8 @@ def check(d):
         return 1
     result(all(k in meta for k in META_KEYS),
            "CSV metadata names " + ", ".join(META_KEYS))
+    for ok, what in clock_checks(meta, data):
+        result(ok, what)
     for fam, want in (("pin", BACKENDS), ("purge", BACKENDS),
                       ("cache", CACHE_BACKENDS)):
         t = Table(data[fam])
@@ -182,6 +212,43 @@ def check(d):
     return 0 if all(ok for ok, _ in results) else 1
 
 
+def clock_checks(meta, data):
+    """(ok, what) for the clock that made the timings, and the timings."""
+    res = meta.get("clock_res_ns", "")
+    try:
+        res_ok = 0 < float(res) <= MAX_CLOCK_RES_NS
+    except ValueError:
+        res_ok = False
+    yield (res_ok and meta.get("clocksource", "unknown") != "unknown",
+           f"the guest clock: clocksource {meta.get('clocksource', '?')}, "
+           f"clock_getres {res or '?'} ns (at most {MAX_CLOCK_RES_NS})")
+    rows = [r for fam in data for r in data[fam]]
+    bad = [r for r in rows if not math.isfinite(r["value"])]
+    yield (not bad, f"every value finite ({len(bad)} inf or nan"
+           + (f", first: {row_name(bad[0])}" if bad else "") + ")")
+    times = [r for r in rows if r["unit"] in TIME_UNITS]
+    zero = [r for r in times if r["value"] <= 0]
+    yield (times and not zero,
+           f"every timing above zero ({len(zero)} of {len(times)} not"
+           + (f", first: {row_name(zero[0])}" if zero else "") + ")")
+    # A tick-driven clock gives the same few values over and over (the
+    # x86_64 guest once gave 4000250 ns to 130 of 530 timings): with a
+    # fine clock no timing of a millisecond or more repeats often.
+    ms = collections.Counter(round(r["value"] * TIME_UNITS[r["unit"]])
+                             for r in times
+                             if r["value"] * TIME_UNITS[r["unit"]] >= 1e6)
+    top, count = ms.most_common(1)[0] if ms else (0, 0)
+    total = sum(ms.values())
+    yield (count < 5 or count * 20 < total,
+           f"timings not quantised to a tick (the commonest timing of 1 ms "
+           f"or more, {top} ns, is {count} of {total})")
+
+
+def row_name(r):
+    return (f"{r['backend']} {r['bench']} {r['pname']}={r['pvalue']:g} "
+            f"{r['metric']} = {r['value']:g}")
+
+
 # ----------------------------------------------------------------- plot
 
 # name, family, bench, metrics, x label, y label, log axes, title
@@ -193,12 +260,16 @@ GRAPHS = (
      "unpinned one-page fragments in a 64 MiB region", "ns per call (p50)",
      "xy", "Cost per call with k fragments"),
     ("purge_reclaim", "purge", "purge_reclaim", ("purge_mib_per_s",),
-     "unpinned data (MiB)", "MiB purged per second", "",
+     "unpinned data (MiB)", "MiB purged per second (log)", "y",
      "memory.reclaim of the cgroup: purge throughput"),
     ("purge_stall", "purge", "purge_limit",
      ("stall_ms_p50", "stall_ms_p99"), "unpinned data (MiB)",
      "foreground stall per MiB, ms", "",
      "Foreground allocation under memory.max"),
+    ("purge_global", "purge", "purge_global",
+     ("stall_ms_p50", "stall_ms_p99"), "unpinned data (MiB)",
+     "foreground stall per MiB, ms", "",
+     "Foreground allocation under global pressure"),
     ("cache_hit", "cache", "cache_regions", ("hit_rate",),
      "memory.max (MiB; 0 = none)", "hit rate", "",
      "Image cache, one region per object: hit rate"),
@@ -212,8 +283,12 @@ GRAPHS = (
 
 
 def plot(d):
-    _, data = load(d)
+    meta, data = load(d)
+    where = (f"{os.path.basename(os.path.normpath(d))}: "
+             f"{meta.get('machine', '?')}, {meta.get('accel', '?')}")
     for name, fam, bench, metrics, xl, yl, logs, title in GRAPHS:
+        if name == "purge_global" and not data[fam]:
+            continue
         t = Table(data[fam])
         xs = t.params(bench)
         backends = [b for b in CACHE_BACKENDS if b in t.backends(bench)]
@@ -221,26 +296,54 @@ def plot(d):
             raise BadInput(f"{d}: no data for graph {name} ({bench})")
         dat = os.path.join(d, name + ".dat")
         cols = []
+        # A point of a run that was OOM-killed (in most of its runs) is
+        # drawn again as a cross.
+        oom = fam == "purge"
         with open(dat, "w", encoding="utf-8") as f:
             f.write("# x " + " ".join(f"{b}:{m}" for b in backends
-                                       for m in metrics) + "\n")
+                                       for m in metrics) +
+                    (" " + " ".join(f"{b}:oom" for b in backends)
+                     if oom else "") + "\n")
             for x in xs:
                 vals = []
                 for b in backends:
                     for m in metrics:
                         v = t.get(bench, b, x, m)
-                        vals.append("NaN" if v is None else f"{v:.6g}")
+                        vals.append("NaN" if v is None or
+                                    ("y" in logs and v <= 0)
+                                    else f"{v:.6g}")
+                if oom:
+                    for b in backends:
+                        k = t.all(bench, b, x, "oom_kills")
+                        v = t.get(bench, b, x, metrics[-1])
+                        killed = sum(1 for n in k if n > 0) * 2 > len(k)
+                        vals.append(f"{v:.6g}" if killed and v and
+                                    not ("y" in logs and v <= 0)
+                                    else "NaN")
                 f.write(f"{x:g} " + " ".join(vals) + "\n")
         col = 2
         for b in backends:
             # One colour per backend in every graph, one dash per metric.
             color = CACHE_BACKENDS.index(b) + 1
             for dash, m in enumerate(metrics, 1):
-                label = b if len(metrics) == 1 else f"{b} {m.split('_')[0]}"
-                cols.append(f"'{dat}' using 1:{col} with linespoints "
-                            f"lc {color} dt {dash} title '{label}'")
+                label = b if len(metrics) == 1 else \
+                    f"{b} {m.rsplit('_', 1)[-1]}"
+                if b == "lru":
+                    cols.append(f"'{dat}' using 1:{col} with lines lc "
+                                "rgb 'black' dt 2 lw 2 "
+                                "title 'lru (hand-sized reference)'")
+                else:
+                    cols.append(f"'{dat}' using 1:{col} with linespoints "
+                                f"lc {color} dt {dash} title '{label}'")
                 col += 1
-        script = [f"set title '{title}'", f"set xlabel '{xl}'",
+        if oom:
+            for i, b in enumerate(backends):
+                cols.append(f"'{dat}' using 1:{col + i} with points pt 2 "
+                            f"ps 2 lc {CACHE_BACKENDS.index(b) + 1} "
+                            + ("title 'OOM-killed (most runs)'" if i == 0
+                               else "notitle"))
+        script = [f"set title '{title} ({where})' noenhanced",
+                  f"set xlabel '{xl}'",
                   f"set ylabel '{yl}'", "set key outside right",
                   "set grid"]
         if len(xs) == 1:
@@ -275,6 +378,40 @@ def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
     return a / b
+
+
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def ratio_ci(a, b, seed=20261204):
+    """95% bootstrap interval of median(a) / median(b), each resampled
+    with replacement on its own; None with fewer than 3 runs a side or a
+    zero median in a resample."""
+    if len(a) < 3 or len(b) < 3:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        mb = statistics.median(rng.choices(b, k=len(b)))
+        if mb == 0:
+            return None
+        ratios.append(statistics.median(rng.choices(a, k=len(a))) / mb)
+    ratios.sort()
+    return (ratios[int(0.025 * len(ratios))],
+            ratios[int(0.975 * len(ratios)) - 1])
+
+
+def fmt_ratio(a, b):
+    """median(a) / median(b) [95% bootstrap interval]."""
+    r = ratio(statistics.median(a) if a else None,
+              statistics.median(b) if b else None)
+    ci = ratio_ci(a, b) if r is not None else None
+    return fmt(r) + (f" [{fmt(ci[0])}-{fmt(ci[1])}]" if ci else "")
+
+
+def k_of_n_values(values, pred):
+    return f"{sum(1 for v in values if pred(v))} of {len(values)}" \
+        if values else "n/a"
 
 
 def size_label(kib):
@@ -316,6 +453,19 @@ def headline(pin, purge, cache, w):
                   "purge_limit", mib, "oom_kills"),
                  (f"stall p99 under global pressure, {mib:g} MiB data, ms",
                   purge, "purge_global", mib, "stall_ms_p99")]
+        if purge.params("purge_rootreclaim"):
+            rows += [(f"root memory.reclaim purge of {mib:g} MiB (reaches "
+                      "ashmem's shrinker), MiB/s", purge,
+                      "purge_rootreclaim", mib, "purge_mib_per_s"),
+                     (f"purge everything ({mib:g} MiB data; ashmem: "
+                      "PURGE_ALL_CACHES), MiB/s", purge, "purge_purgeall",
+                      mib, "purge_mib_per_s"),
+                     (f"over-purge under global pressure, {mib:g} MiB "
+                      "data, purged / needed", purge, "purge_global", mib,
+                      "overpurge"),
+                     (f"time to finish under global pressure, {mib:g} MiB "
+                      "data, ms", purge, "purge_global", mib,
+                      "fg_total_ms")]
     if tight is not None:
         for bench in ("cache_regions", "cache_arena",
                       "cache_regions_competitor"):
@@ -331,14 +481,27 @@ def headline(pin, purge, cache, w):
     w("|---" * 11 + "|")
     for label, t, bench, x, metric in rows:
         v = {b: t.get(bench, b, x, metric) for b in BACKENDS}
-        w(f"| {label} | " + " | ".join(fmt(v[b]) for b in BACKENDS) + " | "
-          + " | ".join(fmt(ratio(v[a], v[b])) for a, b in
-                       (("volatile", "ashmem"), ("volatile", "pinned"),
-                        ("volatile", "dontneed"), ("ashmem", "pinned"),
-                        ("ashmem", "dontneed"))) + " |")
+        if metric == "oom_kills":
+            cells = [k_of_n_values(t.all(bench, b, x, metric),
+                                   lambda k: k > 0) for b in BACKENDS]
+            ratios = ["n/a"] * 5
+        else:
+            cells = [fmt(v[b]) for b in BACKENDS]
+            ratios = [fmt_ratio(t.all(bench, a, x, metric),
+                                t.all(bench, b, x, metric)) for a, b in
+                      (("volatile", "ashmem"), ("volatile", "pinned"),
+                       ("volatile", "dontneed"), ("ashmem", "pinned"),
+                       ("ashmem", "dontneed"))]
+        w(f"| {label} | " + " | ".join(cells) + " | "
+          + " | ".join(ratios) + " |")
     w("")
-    w("n/a: a ratio to zero, or a value not measured. Latencies: lower is "
-      "better; throughput and hit rates: higher is better.\n")
+    w("Values: medians over the repetitions; OOM kills: runs with a kill, "
+      "k of n. Ratios: of the medians, with a 95% bootstrap interval in "
+      f"brackets ({BOOTSTRAP_RESAMPLES} resamples of each side's runs, "
+      "fixed seed); n/a: a ratio to zero, or a value not measured. "
+      "Latencies: lower is better; throughput and hit rates: higher is "
+      "better. Every run of these measures is in the appendix.\n")
+    return rows
 
 
 # Why a target of the range engine is missed, where the report says so:
@@ -515,7 +678,7 @@ def report_arch(arch, d, meta, data, out):
           f"{secs % 60} s |")
     w("")
     w("### Headline ratios\n")
-    headline(pin, purge, cache, w)
+    head_rows = headline(pin, purge, cache, w)
     v1 = os.path.join(os.path.dirname(os.path.normpath(d)), "series-v1",
                       arch)
     if os.path.isdir(v1):
@@ -594,40 +757,71 @@ def report_arch(arch, d, meta, data, out):
     # 2. purge
     w("### 2. Purge latency\n")
     w(f"![purge_reclaim]({arch}/purge_reclaim.svg)\n")
-    w("(a) `memory.reclaim` of the cgroup holding the unpinned data "
-      "(dontneed: its MADV_DONTNEED, which is the release). Purged MiB "
-      "are counted by pinning page by page afterwards, not assumed.\n")
-    w("| backend | data (MiB) | purged (MiB) | time (ms) | MiB/s | "
-      "ratio to dontneed | kernel count (pages) |")
-    w("|---|---|---|---|---|---|---|")
-    for x in purge.params("purge_reclaim"):
-        dn = purge.get("purge_reclaim", "dontneed", x, "purge_mib_per_s")
-        for b in BACKENDS:
-            tp = purge.get("purge_reclaim", b, x, "purge_mib_per_s")
-            w(f"| {b} | {x:g} | "
-              f"{fmt(purge.get('purge_reclaim', b, x, 'purged_mib'))} | "
-              f"{fmt(purge.get('purge_reclaim', b, x, 'release_ms'))} | "
-              f"{fmt(tp)} | {fmt(ratio(tp, dn))} | "
-              f"{fmt(purge.get('purge_reclaim', b, x, 'vmstat_purged_pages'))} |")
-    w("")
+    for bench, what in (
+            ("purge_reclaim", "(a) `memory.reclaim` of the cgroup holding "
+             "the unpinned data (dontneed: its MADV_DONTNEED, which is the "
+             "release)"),
+            ("purge_rootreclaim", "(a') the root cgroup's `memory.reclaim`, "
+             "which also runs the shrinkers that are not memcg-aware: "
+             "where ashmem's purge can be timed"),
+            ("purge_purgeall", "(a'') everything purged at once: ashmem's "
+             "ASHMEM_PURGE_ALL_CACHES ioctl; the others `vm.drop_caches = "
+             "2` (drop_slab() runs every shrinker of every memcg; it does "
+             "not free MADV_FREE pages)")):
+        if not purge.params(bench):
+            continue
+        w(what + ". Purged MiB are counted by pinning page by page "
+          "afterwards, not assumed. Median over the runs, min-max in "
+          "brackets.\n")
+        w("| backend | data (MiB) | purged (MiB) | time (ms) | MiB/s "
+          "[min-max] | ratio to dontneed [95% CI] | kernel count (pages) |")
+        w("|---|---|---|---|---|---|---|")
+        for x in purge.params(bench):
+            dn = purge.all(bench, "dontneed", x, "purge_mib_per_s")
+            for b in BACKENDS:
+                g = lambda m: purge.get(bench, b, x, m)
+                lo, hi = purge.spread(bench, b, x, "purge_mib_per_s")
+                w(f"| {b} | {x:g} | {fmt(g('purged_mib'))} | "
+                  f"{fmt(g('release_ms'))} | {fmt(g('purge_mib_per_s'))} "
+                  f"[{fmt(lo)}-{fmt(hi)}] | "
+                  f"{fmt_ratio(purge.all(bench, b, x, 'purge_mib_per_s'), dn)}"
+                  f" | {fmt(g('vmstat_purged_pages'))} |")
+        w("")
     w(f"![purge_stall]({arch}/purge_stall.svg)\n")
+    w(f"![purge_global]({arch}/purge_global.svg)\n")
     for bench, what in (("purge_limit", "(b) under `memory.max` = data + "
                          "16 MiB, a foreground process in the cgroup "
                          "touches as much again, 1 MiB per step"),
                         ("purge_global", "(c) no cgroup limit; the "
                          "foreground touches what was free before the "
                          "unpin + a quarter of the data")):
-        w(what + ":\n")
-        w("| backend | stall p50 (ms) | stall p99 (ms) | max (ms) | steps "
-          "done / asked | OOM kills | purged (MiB) |")
-        w("|---|---|---|---|---|---|---|")
+        w(what + ". One run per row: the run with the median p99 stall "
+          "(its other columns are that run's, never a mix of runs); the "
+          "p99 of every run in brackets (min-max). A foreground step is "
+          "1 MiB, so a run has as many stall samples as steps done: "
+          "below 100 samples p99 is the largest, below 1000 so is "
+          "p99.9. Over-purge: purged / needed, where needed is what the "
+          "foreground touched beyond the room it had when it started. "
+          "OOM: runs with a kill, k of n.\n")
+        w("| backend | stall p50 / p99 / p99.9 / max (ms) | p99 of every "
+          "run (ms) | total (ms) | steps done / asked | OOM | purged "
+          "(MiB) | needed (MiB) | over-purge |")
+        w("|---|---|---|---|---|---|---|---|---|")
         for x in purge.params(bench):
             for b in BACKENDS:
-                g = lambda m: purge.get(bench, b, x, m)
-                w(f"| {b}, {x:g} MiB | {fmt(g('stall_ms_p50'))} | "
-                  f"{fmt(g('stall_ms_p99'))} | {fmt(g('stall_ms_max'))} | "
+                rep = purge.median_run(bench, b, x, "stall_ms_p99")
+                if rep is None:
+                    continue
+                g = lambda m: purge.at(bench, b, x, m, rep)
+                lo, hi = purge.spread(bench, b, x, "stall_ms_p99")
+                w(f"| {b}, {x:g} MiB | {fmt(g('stall_ms_p50'))} / "
+                  f"{fmt(g('stall_ms_p99'))} / {fmt(g('stall_ms_p999'))} / "
+                  f"{fmt(g('stall_ms_max'))} | {fmt(lo)}-{fmt(hi)} | "
+                  f"{fmt(g('fg_total_ms'))} | "
                   f"{fmt(g('steps_done'))} / {fmt(g('steps_asked'))} | "
-                  f"{fmt(g('oom_kills'))} | {fmt(g('purged_mib'))} |")
+                  f"{k_of_n_values(purge.all(bench, b, x, 'oom_kills'), lambda k: k > 0)} | "
+                  f"{fmt(g('purged_mib'))} | {fmt(g('needed_mib'))} | "
+                  f"{fmt(g('overpurge'))} |")
         w("")
         stall_notes(purge, bench, w)
 
@@ -669,6 +863,26 @@ def report_arch(arch, d, meta, data, out):
                              if verdict == "below" else "") + ".")
         w("")
     report_share(data[SHARE], w)
+    appendix(arch, head_rows, w)
+
+
+def appendix(arch, rows, w):
+    """Every run of every headline measure, one row per repetition."""
+    w(f"### Appendix ({arch}): every run of the headline measures\n")
+    w("One row per repetition (the `rep` column of the CSV); the headline "
+      "table gives their medians.\n")
+    for label, t, bench, x, metric in rows:
+        reps = sorted({r for b in BACKENDS
+                       for r in t.reps(bench, b, x, metric)})
+        if not reps:
+            continue
+        w(f"{label}:\n")
+        w("| rep | " + " | ".join(BACKENDS) + " |")
+        w("|---" * (len(BACKENDS) + 1) + "|")
+        for rep in reps:
+            w(f"| {rep} | " + " | ".join(fmt(t.at(bench, b, x, metric, rep))
+                                        for b in BACKENDS) + " |")
+        w("")
 
 
 def report_share(rows, w):
@@ -703,6 +917,37 @@ def report_share(rows, w):
       "reachable from a cgroup's reclaim (ashmem's shrinker is not "
       "memcg-aware; memfd's pin and unpin do nothing, and without swap "
       "its pages cannot be reclaimed at all).\n")
+    if not any(r["metric"] == "hog_ok_producer" for r in rows):
+        return
+    w("Under each side's memory.max: the consumer's cgroup, then the "
+      "producer's, gets a memory.max of its usage plus half the data, "
+      "and a hog of the data's size runs in it: it completes only if "
+      "that cgroup's reclaim purges the regions, or is OOM-killed. "
+      "Completed: k of n repetitions; purged: % of regions, median. "
+      "Pin and unpin: the consumer's, of a region it received, p50 "
+      "(p99) in us, median over repetitions.\n")
+    w("| region size | backend | consumer pin p50 (p99) us | "
+      "consumer unpin p50 (p99) us | hog completed under consumer's "
+      "max | purged | hog completed under producer's max | purged |")
+    w("|---|---|---|---|---|---|---|---|")
+    for x in t.params(SHARE):
+        for b in SHARE_BACKENDS:
+            g = lambda m: t.get(SHARE, b, x, m)
+            w(f"| {size_label(x)} | {b} | {fmt(g('pin_us_p50'))} "
+              f"({fmt(g('pin_us_p99'))}) | {fmt(g('unpin_us_p50'))} "
+              f"({fmt(g('unpin_us_p99'))}) | "
+              f"{k_of_n(rows, b, x, 'hog_ok_consumer')} | "
+              f"{fmt(g('max_purged_pct_consumer'))}% | "
+              f"{k_of_n(rows, b, x, 'hog_ok_producer')} | "
+              f"{fmt(g('max_purged_pct_producer'))}% |")
+    w("")
+
+
+def k_of_n(rows, backend, pvalue, metric):
+    """How many repetitions gave 1 for a 0/1 metric, as "k of n"."""
+    v = [r["value"] for r in rows if r["backend"] == backend and
+         r["pvalue"] == pvalue and r["metric"] == metric]
+    return f"{sum(1 for x in v if x == 1)} of {len(v)}" if v else "n/a"
 
 
 def report(out_path, dirs):
@@ -728,9 +973,13 @@ def report(out_path, dirs):
       "with compare-and-swap on pin), **pinned** (never released), "
       "**dontneed** (MADV_DONTNEED on unpin, always purged), and, for the "
       "cache, **lru** (ordinary memory and a userspace LRU sized by hand "
-      "to the limit). Every point runs once per backend in the same guest "
-      "boot, backends in alternating order, repeated; tables give the "
-      "median over repetitions.\n")
+      "to the limit). Every point runs once per backend and repetition in "
+      "the same guest boot, the backends of each point in a random order "
+      "(seeded, so the plan, `plan.txt` in the guest's output, is the "
+      "same at every run; before series 63d81f1cc1 they alternated); "
+      "tables give the median over repetitions, with the spread or a "
+      "bootstrap interval, and an appendix lists every run of the "
+      "headline measures.\n")
     w("## Limits of the method\n")
     w("- Under TCG every instruction is emulated: absolute times are "
       "not those of hardware, and system calls and page faults are "

@@ -72,6 +72,33 @@ static const char *const meta_keys[] = {
 	"kernel", "series", "machine", "accel", "ram_mib", "cpus", "date",
 };
 
+/*
+ * The clock that makes every timing of the file: its source and what
+ * clock_getres() says of CLOCK_MONOTONIC (bench-report.py check refuses
+ * a coarse one, and timings quantised to a tick).
+ */
+static void clock_meta(FILE *f)
+{
+	static const char cs_path[] =
+		"/sys/devices/system/clocksource/clocksource0/current_clocksource";
+	char source[64] = "unknown";
+	struct timespec res;
+	FILE *cs = fopen(cs_path, "re");
+
+	if (cs) {
+		if (fgets(source, sizeof(source), cs))
+			source[strcspn(source, "\n")] = '\0';
+		fclose(cs);
+	}
+	fprintf(f, "# clocksource: %s\n", source[0] ? source : "unknown");
+	if (clock_getres(CLOCK_MONOTONIC, &res))
+		fprintf(f, "# clock_res_ns: unknown\n");
+	else
+		fprintf(f, "# clock_res_ns: %llu\n",
+			(unsigned long long)res.tv_sec * 1000000000ULL +
+			(unsigned long long)res.tv_nsec);
+}
+
 int csv_open(struct csv *c, const char *path, const char *backend,
 	     const char *bench, int rep)
 {
@@ -98,6 +125,7 @@ int csv_open(struct csv *c, const char *path, const char *backend,
 			fprintf(c->f, "# %s: %s\n", meta_keys[i],
 				v ? v : "unknown");
 		}
+		clock_meta(c->f);
 		fprintf(c->f, "backend,bench,param,value,metric,unit,rep\n");
 	}
 	return 0;

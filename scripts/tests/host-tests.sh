@@ -143,6 +143,8 @@ bench_csv()
 {
 	printf '# kernel: k\n# series: s\n# machine: m\n# accel: tcg\n'
 	printf '# ram_mib: 1\n# cpus: 1\n# date: d\n'
+	printf '# clocksource: arch_sys_counter\n# clock_res_ns: %s\n' \
+		"${1:-1}"
 	echo "backend,bench,param,value,metric,unit,rep"
 }
 mkdir -p "$tmp/bench"
@@ -159,6 +161,30 @@ expect 1 'not ok .* 1 failures' "bench-report: check fails on a verification fai
 sed -i '/^lru,/d' "$tmp/bench/cache.csv"
 expect 1 'missing cache_regions:lru' "bench-report: check names a missing backend" -- \
 	python3 "$br" check "$tmp/bench"
+# The clock: a tick-driven one, zero and non-finite timings all fail.
+cp "$tmp/bench/pin.csv" "$tmp/bench/pin.good"
+{ bench_csv 4000000; cat "$tmp/bench/rows"; } > "$tmp/bench/pin.csv"
+expect 1 'not ok .* clock_getres 4000000 ns' \
+	"bench-report: check fails on a clock coarser than 1 us" -- \
+	python3 "$br" check "$tmp/bench"
+{ cat "$tmp/bench/pin.good"; echo "volatile,pin_size,size_kib=8,0,pair_ns_p50,ns,1"; } \
+	> "$tmp/bench/pin.csv"
+expect 1 'not ok .* every timing above zero \(1 of 8 not' \
+	"bench-report: check fails on a zero timing" -- \
+	python3 "$br" check "$tmp/bench"
+{ cat "$tmp/bench/pin.good"; echo "volatile,pin_size,size_kib=8,-nan,pair_ns_p50,ns,1"; } \
+	> "$tmp/bench/pin.csv"
+expect 1 'not ok .* every value finite \(1 inf or nan' \
+	"bench-report: check fails on a nan" -- \
+	python3 "$br" check "$tmp/bench"
+{ cat "$tmp/bench/pin.good"
+  for i in 1 2 3 4 5 6 7 8; do
+	echo "volatile,pin_size,size_kib=$i,4000250,pair_ns_p50,ns,1"
+  done; } > "$tmp/bench/pin.csv"
+expect 1 'not ok .* 4000250 ns, is 8 of 8' \
+	"bench-report: check fails on timings quantised to a tick" -- \
+	python3 "$br" check "$tmp/bench"
+cp "$tmp/bench/pin.good" "$tmp/bench/pin.csv"
 echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
 expect 1 'pin.csv:[0-9]*: 5 fields, expected 7' \
 	"bench-report: a malformed row is named by file and line" -- \
