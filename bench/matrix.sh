@@ -43,6 +43,7 @@ if [ "$mode" = quick ]; then
 	reps=1
 	sizes="4K 1M"
 	fragments="1 64"
+	order_fragments="64"
 	purge_sizes=8
 	cache_args="--objects 32 --object-kib 64 --ops 300"
 	cache_limits="2 0"
@@ -51,6 +52,8 @@ else
 	reps=10
 	sizes="4K 16K 64K 256K 1M 4M 16M 64M"
 	fragments="1 4 16 64 256 1024 4096"
+	# Descending and random fragment orders, at fewer points.
+	order_fragments="16 256 4096"
 	purge_sizes="16 64 256"
 	# 3000 operations (5000 until series 63d81f1cc1): ten repetitions
 	# must fit in the hour make bench has.
@@ -110,6 +113,15 @@ while [ $rep -le $reps ]; do
 		seq=$((seq + 1))
 		for b in $(ordered $seq "$backends"); do
 			echo "pin pinbench $b --fragments $k --iters $iters --rep $rep" >> "$plan"
+		done
+	done
+	for order in desc random; do
+		for k in $order_fragments; do
+			iters=$([ "$mode" = quick ] && echo 3 || echo 10)
+			seq=$((seq + 1))
+			for b in $(ordered $seq "$backends"); do
+				echo "pin pinbench $b --fragments $k --order $order --iters $iters --rep $rep" >> "$plan"
+			done
 		done
 	done
 	for m in reclaim rootreclaim purgeall limit global; do

@@ -4,10 +4,15 @@
  *
  *   pinbench_<lib> --backend B --size BYTES [--iters N] [--rep R] [--csv F]
  *	one unpin + pin pair of a whole region of BYTES, N times;
- *   pinbench_<lib> --backend B --fragments K [--iters N] ...
+ *   pinbench_<lib> --backend B --fragments K [--order O] [--iters N] ...
  *	K disjoint one-page sub-ranges of a 64 MiB region unpinned one by
  *	one, then pinned one by one (the fragmentation a cache arena makes;
- *	VMA splitting is the known cost of volatile ranges).
+ *	VMA splitting is the known cost of volatile ranges), both in the
+ *	order O: asc (by offset, the default; benchmark pin_frag), desc
+ *	(pin_frag_desc) or random (a seeded permutation; pin_frag_random).
+ *	Which half is slow depends on it: ashmem keeps its unpinned ranges
+ *	from the highest offset down and stops its walk at the first range
+ *	below the one it looks for.
  *
  * Rows: unpin_ns, pin_ns and pair_ns at p50 and p99 (per call); for
  * ashmem and volatile, kernel_pair_ns, the pair as bare system calls;
@@ -29,7 +34,7 @@ static const char *prog = "pinbench";
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B (--size BYTES | --fragments K) [--iters N] [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B (--size BYTES | --fragments K [--order asc|desc|random]) [--iters N] [--rep R] [--csv FILE]\n  backends: %s",
 		    prog, BACKEND_NAMES);
 }
 
@@ -128,10 +133,34 @@ static void bench_size(struct csv *csv, enum backend b, size_t size,
 	samples_free(&pair);
 }
 
+enum frag_order { ORDER_ASC, ORDER_DESC, ORDER_RANDOM };
+
+/* The fragments' indices in the order @order, or exit. */
+static long *fragment_order(long k, enum frag_order order)
+{
+	long *idx = calloc(k, sizeof(*idx)), i, j, t;
+
+	if (!idx)
+		die("%s: out of memory", prog);
+	for (i = 0; i < k; i++)
+		idx[i] = order == ORDER_DESC ? k - 1 - i : i;
+	if (order == ORDER_RANDOM) {
+		srand(20261204 + k);
+		for (i = k - 1; i > 0; i--) {
+			j = rand() % (i + 1);
+			t = idx[i];
+			idx[i] = idx[j];
+			idx[j] = t;
+		}
+	}
+	return idx;
+}
+
 static void bench_fragments(struct csv *csv, enum backend b, long k,
-			    long iters)
+			    enum frag_order order, long iters)
 {
 	struct samples unpin = { 0 }, pin = { 0 };
+	long *idx = fragment_order(k, order);
 	size_t stride = FRAG_REGION / k;
 	long i, j, vmas = 0;
 	struct region r;
@@ -146,14 +175,14 @@ static void bench_fragments(struct csv *csv, enum backend b, long k,
 		for (j = 0; j < k; j++) {
 			uint64_t t0 = now_ns();
 
-			check(region_unpin(&r, j * stride, page_size),
+			check(region_unpin(&r, idx[j] * stride, page_size),
 			      "unpin");
 			samples_add(&unpin, now_ns() - t0);
 		}
 		vmas = vma_count();
 		for (j = 0; j < k; j++) {
 			uint64_t t0 = now_ns();
-			int ret = region_pin(&r, j * stride, page_size);
+			int ret = region_pin(&r, idx[j] * stride, page_size);
 
 			samples_add(&pin, now_ns() - t0);
 			check(ret, "pin");
@@ -169,6 +198,7 @@ static void bench_fragments(struct csv *csv, enum backend b, long k,
 	region_destroy(&r);
 	samples_free(&unpin);
 	samples_free(&pin);
+	free(idx);
 }
 
 int main(int argc, char **argv)
@@ -177,12 +207,17 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },
 		{ "fragments", required_argument, NULL, 'k' },
+		{ "order", required_argument, NULL, 'o' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const char *const bench_names[] = {
+		"pin_frag", "pin_frag_desc", "pin_frag_random"
+	};
 	const char *backend = NULL, *csv_path = NULL;
+	enum frag_order order = ORDER_ASC;
 	long iters = 100, rep = 1, k = 0;
 	uint64_t size = 0;
 	struct csv csv;
@@ -203,6 +238,17 @@ int main(int argc, char **argv)
 			k = parse_long("--fragments", optarg, 1,
 				       FRAG_REGION / 4096 / 2);
 			break;
+		case 'o':
+			if (!strcmp(optarg, "asc"))
+				order = ORDER_ASC;
+			else if (!strcmp(optarg, "desc"))
+				order = ORDER_DESC;
+			else if (!strcmp(optarg, "random"))
+				order = ORDER_RANDOM;
+			else
+				usage_error(prog, "--order must be asc, desc or random, not '%s'",
+					    optarg);
+			break;
 		case 'n':
 			iters = parse_long("--iters", optarg, 1, 1000000);
 			break;
@@ -221,12 +267,14 @@ int main(int argc, char **argv)
 	if (size && (size % page_size || size > 1024 * MIB))
 		usage_error(prog, "--size must be a multiple of the page size, at most 1G");
 	b = backend_parse(prog, backend);
-	if (csv_open(&csv, csv_path, backend, size ? "pin_size" : "pin_frag",
-		     rep))
+	if (size && order != ORDER_ASC)
+		usage_error(prog, "--order goes with --fragments");
+	if (csv_open(&csv, csv_path, backend,
+		     size ? "pin_size" : bench_names[order], rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 	if (size)
 		bench_size(&csv, b, size, iters);
 	else
-		bench_fragments(&csv, b, k, iters);
+		bench_fragments(&csv, b, k, order, iters);
 	return csv_close(&csv) ? 1 : 0;
 }

@@ -73,12 +73,35 @@ static const char *const meta_keys[] = {
 };
 
 /*
- * The clock that makes every timing of the file: its source and what
- * clock_getres() says of CLOCK_MONOTONIC (bench-report.py check refuses
- * a coarse one, and timings quantised to a tick).
+ * The smallest step CLOCK_MONOTONIC was seen to take between two reads
+ * (of 10000), in ns: the resolution the timings really have.  Without
+ * CONFIG_HIGH_RES_TIMERS clock_getres() says one tick (4 ms at HZ=250)
+ * even when the clocksource counts nanoseconds, and a tick-driven
+ * clocksource shows here as a step of a whole tick.
+ */
+static uint64_t clock_step_ns(void)
+{
+	uint64_t prev = now_ns(), t, step = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		t = now_ns();
+		if (t != prev && t - prev < step)
+			step = t - prev;
+		prev = t;
+	}
+	return step;
+}
+
+/*
+ * The clock that makes every timing of the file: its source, what
+ * clock_getres() says of CLOCK_MONOTONIC and the step it was seen to
+ * take (bench-report.py check refuses a coarse one, and timings
+ * quantised to a tick).
  */
 static void clock_meta(FILE *f)
 {
+	uint64_t step = clock_step_ns();
 	static const char cs_path[] =
 		"/sys/devices/system/clocksource/clocksource0/current_clocksource";
 	char source[64] = "unknown";
@@ -97,6 +120,10 @@ static void clock_meta(FILE *f)
 		fprintf(f, "# clock_res_ns: %llu\n",
 			(unsigned long long)res.tv_sec * 1000000000ULL +
 			(unsigned long long)res.tv_nsec);
+	if (step == UINT64_MAX)
+		fprintf(f, "# clock_step_ns: unknown\n");
+	else
+		fprintf(f, "# clock_step_ns: %llu\n", (unsigned long long)step);
 }
 
 int csv_open(struct csv *c, const char *path, const char *backend,
