@@ -108,16 +108,11 @@ while [ $rep -le $reps ]; do
 			echo "pin pinbench $b --size $size --iters $iters --rep $rep" >> "$plan"
 		done
 	done
-	for k in $fragments; do
-		iters=$([ "$mode" = quick ] && echo 3 || echo 10)
-		seq=$((seq + 1))
-		for b in $(ordered $seq "$backends"); do
-			echo "pin pinbench $b --fragments $k --iters $iters --rep $rep" >> "$plan"
-		done
-	done
-	for order in desc random; do
-		for k in $order_fragments; do
-			iters=$([ "$mode" = quick ] && echo 3 || echo 10)
+	iters=$([ "$mode" = quick ] && echo 3 || echo 10)
+	for order in asc desc random; do
+		ks=$order_fragments
+		[ "$order" = asc ] && ks=$fragments
+		for k in $ks; do
 			seq=$((seq + 1))
 			for b in $(ordered $seq "$backends"); do
 				echo "pin pinbench $b --fragments $k --order $order --iters $iters --rep $rep" >> "$plan"
