@@ -55,7 +55,7 @@ else
 	# Descending and random fragment orders, at fewer points.
 	order_fragments="16 256 4096"
 	purge_sizes="16 64 256"
-	# 3000 operations (5000 until series 63d81f1cc1): ten repetitions
+	# 3000 operations (5000 until series 26c27ed9b1): ten repetitions
 	# must fit in the hour make bench has.
 	cache_args="--objects 256 --object-kib 256 --ops 3000"
 	cache_limits="24 48 96"

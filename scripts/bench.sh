@@ -39,7 +39,7 @@ status=0
 new=$out.new
 rm -rf "$new"
 mkdir -p "$new"
-for f in pin.csv purge.csv cache.csv share.csv failed-runs.txt; do
+for f in pin.csv purge.csv cache.csv share.csv plan.txt failed-runs.txt; do
 	[ ! -f "$run_dir/share/out/bench/$f" ] ||
 		cp "$run_dir/share/out/bench/$f" "$new/"
 done
