@@ -690,7 +690,11 @@ def report_arch(arch, d, meta, data, out):
           f"(`results/series-v1/{arch}`, LRU-based purging), same "
           "benchmarks and guest; the targets are those of the lab's "
           "issue 13. The kernel commit messages (`kernel/patches`) give "
-          "the measurements behind each design choice.\n")
+          "the measurements behind each design choice. One difference: "
+          "the cache benchmark ran 5000 operations per run in series v1 "
+          "and runs 3000 since series 26c27ed9b1 (ten repetitions must "
+          "fit the hour), so its hit rates include relatively more of "
+          "the cold start; compare them with that in mind.\n")
         targets((pin, purge, cache), tuple(Table(data0[f]) for f in
                                            FAMILIES), w)
 
