@@ -104,15 +104,15 @@ class Table:
     """Medians over repetitions of (bench, backend, param, metric)."""
 
     def __init__(self, rows):
-        self.values = {}
+        # (bench, backend, param, metric) -> {rep: value}
         self.by_rep = {}
         for r in rows:
             key = (r["bench"], r["backend"], r["pvalue"], r["metric"])
-            self.values.setdefault(key, []).append(r["value"])
             self.by_rep.setdefault(key, {})[r["rep"]] = r["value"]
 
     def all(self, bench, backend, pvalue, metric):
-        return self.values.get((bench, backend, pvalue, metric), [])
+        return list(self.by_rep.get((bench, backend, pvalue, metric),
+                                    {}).values())
 
     def at(self, bench, backend, pvalue, metric, rep):
         return self.by_rep.get((bench, backend, pvalue, metric),
@@ -130,18 +130,18 @@ class Table:
         return runs[(len(runs) - 1) // 2][1] if runs else None
 
     def get(self, bench, backend, pvalue, metric):
-        v = self.values.get((bench, backend, pvalue, metric))
+        v = self.all(bench, backend, pvalue, metric)
         return statistics.median(v) if v else None
 
     def spread(self, bench, backend, pvalue, metric):
-        v = self.values.get((bench, backend, pvalue, metric))
+        v = self.all(bench, backend, pvalue, metric)
         return (min(v), max(v)) if v else (None, None)
 
     def params(self, bench):
-        return sorted({k[2] for k in self.values if k[0] == bench})
+        return sorted({k[2] for k in self.by_rep if k[0] == bench})
 
     def backends(self, bench):
-        return {k[1] for k in self.values if k[0] == bench}
+        return {k[1] for k in self.by_rep if k[0] == bench}
 
 
 # ---------------------------------------------------------------- check
@@ -411,7 +411,8 @@ def fmt_ratio(a, b):
     return fmt(r) + (f" [{fmt(ci[0])}-{fmt(ci[1])}]" if ci else "")
 
 
-def k_of_n_values(values, pred):
+def k_of_n(values, pred):
+    """How many of @values satisfy @pred, as "k of n"."""
     return f"{sum(1 for v in values if pred(v))} of {len(values)}" \
         if values else "n/a"
 
@@ -484,7 +485,7 @@ def headline(pin, purge, cache, w):
     for label, t, bench, x, metric in rows:
         v = {b: t.get(bench, b, x, metric) for b in BACKENDS}
         if metric == "oom_kills":
-            cells = [k_of_n_values(t.all(bench, b, x, metric),
+            cells = [k_of_n(t.all(bench, b, x, metric),
                                    lambda k: k > 0) for b in BACKENDS]
             ratios = ["n/a"] * 5
         else:
@@ -827,7 +828,7 @@ def report_arch(arch, d, meta, data, out):
                   f"{fmt(g('stall_ms_max'))} | {fmt(lo)}-{fmt(hi)} | "
                   f"{fmt(g('fg_total_ms'))} | "
                   f"{fmt(g('steps_done'))} / {fmt(g('steps_asked'))} | "
-                  f"{k_of_n_values(purge.all(bench, b, x, 'oom_kills'), lambda k: k > 0)} | "
+                  f"{k_of_n(purge.all(bench, b, x, 'oom_kills'), lambda k: k > 0)} | "
                   f"{fmt(g('purged_mib'))} | {fmt(g('needed_mib'))} | "
                   f"{fmt(g('overpurge'))} |")
         w("")
@@ -969,24 +970,18 @@ def report_share(rows, w):
       "consumer unpin p50 (p99) us | hog completed under consumer's "
       "max | purged | hog completed under producer's max | purged |")
     w("|---|---|---|---|---|---|---|---|")
+    completed = lambda v: v == 1
     for x in t.params(SHARE):
         for b in SHARE_BACKENDS:
             g = lambda m: t.get(SHARE, b, x, m)
             w(f"| {size_label(x)} | {b} | {fmt(g('pin_us_p50'))} "
               f"({fmt(g('pin_us_p99'))}) | {fmt(g('unpin_us_p50'))} "
               f"({fmt(g('unpin_us_p99'))}) | "
-              f"{k_of_n(rows, b, x, 'hog_ok_consumer')} | "
+              f"{k_of_n(t.all(SHARE, b, x, 'hog_ok_consumer'), completed)} | "
               f"{fmt(g('max_purged_pct_consumer'))}% | "
-              f"{k_of_n(rows, b, x, 'hog_ok_producer')} | "
+              f"{k_of_n(t.all(SHARE, b, x, 'hog_ok_producer'), completed)} | "
               f"{fmt(g('max_purged_pct_producer'))}% |")
     w("")
-
-
-def k_of_n(rows, backend, pvalue, metric):
-    """How many repetitions gave 1 for a 0/1 metric, as "k of n"."""
-    v = [r["value"] for r in rows if r["backend"] == backend and
-         r["pvalue"] == pvalue and r["metric"] == metric]
-    return f"{sum(1 for x in v if x == 1)} of {len(v)}" if v else "n/a"
 
 
 def report(out_path, dirs):
