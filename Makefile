@@ -98,9 +98,10 @@ headers: kernel-tree
 	@echo "build with: -isystem $(LAB_BUILD)/headers/$(ARCH)/include"
 
 guest-progs: headers
+	zlib=$$($(S)/guest-zlib.sh $(ARCH)) && \
 	$(MAKE) -C guest-rootfs CC=$(GUEST_CC) AR=$(GUEST_AR) \
 		O=$(LAB_BUILD)/guest/$(ARCH) \
-		HEADERS=$(LAB_BUILD)/headers/$(ARCH)/include
+		HEADERS=$(LAB_BUILD)/headers/$(ARCH)/include ZLIB=$$zlib
 
 rootfs: guest-progs
 	$(DEPS) rootfs

@@ -10,8 +10,15 @@
  * correctness failure, counted, never a statistic); a miss (first use,
  * or a pin that reports a purge) regenerates the object's content.
  * Backend "lru" is the reference: ordinary memory and a userspace LRU
- * whose budget is set by hand to the limit minus the program's own
- * footprint.  The cache runs in a child process in cgroup
+ * whose budget (in objects) is found by search: a probe fills the cgroup
+ * with objects until the OOM killer stops it (with the competitor's peak
+ * demand held beside it, when there is one), and the run takes one
+ * object less; a run the OOM killer still stops is repeated with 10%
+ * fewer, up to LRU_TRIES runs.  The lru run also writes backend
+ * "belady": Belady's offline optimum (evict the object used furthest in
+ * the future) replayed on the same trace with the same budget, the
+ * ceiling of any cache of that size.  The cache runs in a child process
+ * in cgroup
  * lab-bench/cache with memory.max = L MiB (0: no limit), alone or with a
  * competitor process whose demand rises and falls (--competitor).
  *
@@ -22,7 +29,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,9 +43,9 @@
 #include "bench.h"
 #include "cgroup.h"
 #include "proc.h"
+#include "zipf.h"
 
-/* The cache process's own memory, left out of the lru budget. */
-#define FOOTPRINT (4 * MIB)
+#define LRU_TRIES 4
 #define ZIPF_S 0.9
 
 static const char *prog = "cachebench";
@@ -47,7 +53,7 @@ static const char *prog = "cachebench";
 struct params {
 	bool lru, arena, competitor;
 	enum backend backend;
-	long objects, ops, limit_mib;
+	long objects, ops, limit_mib, lru_budget;
 	size_t object_size;
 	uint64_t seed;
 };
@@ -63,45 +69,6 @@ static void usage(void)
 {
 	usage_error(prog, "usage: %s --backend B|lru --layout regions|arena --objects K --object-kib S --limit-mib L --ops N [--seed X] [--competitor] [--rep R] [--csv FILE]\n  backends: %s, lru",
 		    prog, BACKEND_NAMES);
-}
-
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
-
-/* Cumulative Zipf(ZIPF_S) probabilities of ranks 1..n. */
-static double *zipf_cdf(long n)
-{
-	double *cdf = malloc(n * sizeof(*cdf)), sum = 0;
-	long i;
-
-	if (!cdf)
-		die("%s: out of memory", prog);
-	for (i = 0; i < n; i++)
-		sum += 1 / pow(i + 1, ZIPF_S);
-	for (i = 0; i < n; i++)
-		cdf[i] = (i ? cdf[i - 1] : 0) + 1 / pow(i + 1, ZIPF_S) / sum;
-	return cdf;
-}
-
-static long zipf_pick(const double *cdf, long n, uint64_t *rng)
-{
-	double u = (rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
-	long lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		long mid = (lo + hi) / 2;
-
-		if (cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /*
@@ -138,7 +105,7 @@ static void lru_push(struct lru *l, long i)
 
 static void run_cache(const struct params *p, struct counters *c)
 {
-	double *cdf = zipf_cdf(p->objects);
+	double *cdf = zipf_cdf(p->objects, ZIPF_S);
 	struct region *regions = calloc(p->objects, sizeof(*regions));
 	bool *present = calloc(p->objects, sizeof(*present));
 	struct lru l = { .head = -1, .tail = -1 };
@@ -154,11 +121,7 @@ static void run_cache(const struct params *p, struct counters *c)
 		l.next = calloc(p->objects, sizeof(*l.next));
 		if (!l.data || !l.prev || !l.next)
 			die("%s: out of memory", prog);
-		l.budget = p->limit_mib ?
-			((long)(p->limit_mib * MIB) - (long)FOOTPRINT) /
-				(long)p->object_size : p->objects;
-		if (l.budget < 1)
-			l.budget = 1;
+		l.budget = p->lru_budget;
 	} else if (p->arena &&
 		   region_create(&arena, p->backend,
 				 p->objects * p->object_size)) {
@@ -225,6 +188,129 @@ static void run_cache(const struct params *p, struct counters *c)
 	}
 }
 
+/*
+ * Belady's offline optimum on the trace run_cache() replays: hits of a
+ * cache of @budget objects that, when full, evicts the object whose next
+ * use is furthest away.
+ */
+static long belady_hits(const struct params *p, long budget)
+{
+	double *cdf = zipf_cdf(p->objects, ZIPF_S);
+	long *trace = malloc(p->ops * sizeof(*trace));
+	long *next = malloc(p->ops * sizeof(*next));
+	long *last = malloc(p->objects * sizeof(*last));
+	long *held = malloc(budget * sizeof(*held));
+	long *held_next = malloc(budget * sizeof(*held_next));
+	uint64_t rng = p->seed * 2 + 1;
+	long op, i, n = 0, hits = 0;
+
+	if (!trace || !next || !last || !held || !held_next)
+		die("%s: out of memory", prog);
+	for (op = 0; op < p->ops; op++)
+		trace[op] = zipf_pick(cdf, p->objects, &rng);
+	for (i = 0; i < p->objects; i++)
+		last[i] = p->ops;	/* never used again */
+	for (op = p->ops - 1; op >= 0; op--) {
+		next[op] = last[trace[op]];
+		last[trace[op]] = op;
+	}
+	for (op = 0; op < p->ops; op++) {
+		long victim = 0;
+
+		for (i = 0; i < n && held[i] != trace[op]; i++)
+			;
+		if (i < n) {
+			hits++;
+			held_next[i] = next[op];
+			continue;
+		}
+		if (n < budget) {
+			held[n] = trace[op];
+			held_next[n++] = next[op];
+			continue;
+		}
+		for (i = 1; i < n; i++)
+			if (held_next[i] > held_next[victim])
+				victim = i;
+		if (held_next[victim] > next[op]) {
+			held[victim] = trace[op];
+			held_next[victim] = next[op];
+		}
+	}
+	free(cdf);
+	free(trace);
+	free(next);
+	free(last);
+	free(held);
+	free(held_next);
+	return hits;
+}
+
+/*
+ * How many objects of @p fit in the cgroup @cg beside @reserve MiB held
+ * by another process: a child allocates and touches them one by one until
+ * the OOM killer stops it; the count it reached less the one it was
+ * allocating when stopped.
+ */
+static long lru_probe(const struct params *p, const char *cg, long reserve)
+{
+	long *count = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t holder = -1, probe;
+	int ready[2];
+	long n;
+	char c;
+
+	if (count == MAP_FAILED || pipe(ready))
+		die("%s: probe: %m", prog);
+	*count = 0;
+	if (reserve) {
+		holder = fork();
+		if (holder == 0) {
+			char *q;
+
+			if (cg_enter(cg))
+				_exit(10);
+			q = mmap(NULL, reserve * MIB, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				 -1, 0);
+			if (q == MAP_FAILED || write(ready[1], "R", 1) != 1)
+				_exit(11);
+			pause();
+			_exit(0);
+		}
+		if (holder < 0 || read(ready[0], &c, 1) != 1)
+			die("%s: the probe's reserve of %ld MiB failed", prog,
+			    reserve);
+	}
+	probe = fork();
+	if (probe == 0) {
+		if (cg_enter(cg) || set_oom_score_adj(1000))
+			_exit(10);
+		while (*count < p->objects) {
+			char *o = malloc(p->object_size);
+
+			if (!o)
+				_exit(0);
+			memset(o, 1, p->object_size);
+			(*count)++;
+		}
+		_exit(0);
+	}
+	if (probe < 0)
+		die("%s: fork: %m", prog);
+	waitpid(probe, NULL, 0);
+	if (holder > 0) {
+		kill(holder, SIGKILL);
+		waitpid(holder, NULL, 0);
+	}
+	close(ready[0]);
+	close(ready[1]);
+	n = *count < p->objects ? *count - 1 : *count;
+	munmap(count, page_size);
+	return n < 1 ? 1 : n;
+}
+
 /* Demand that rises to a quarter of the limit and falls, until stopped. */
 static void competitor(long limit_mib, struct counters *c)
 {
@@ -250,6 +336,38 @@ static void competitor(long limit_mib, struct counters *c)
 	_exit(0);
 }
 
+/* One run of the cache (and competitor): its OOM kills; exit status. */
+static uint64_t run_once(const struct params *p, const char *cg,
+			 struct counters *c, int *status)
+{
+	uint64_t ooms0 = 0, ooms = 0;
+	pid_t cache, rival = -1;
+
+	memset(c, 0, sizeof(*c));
+	cg_read_key(cg, "memory.events", "oom_kill", &ooms0);
+	if (p->competitor) {
+		rival = fork();
+		if (rival == 0) {
+			if (cg_enter(cg))
+				_exit(10);
+			competitor(p->limit_mib, c);
+		}
+	}
+	cache = fork();
+	if (cache == 0) {
+		if (cg_enter(cg))
+			_exit(10);
+		run_cache(p, c);
+		_exit(0);
+	}
+	waitpid(cache, status, 0);
+	c->stop = 1;
+	if (rival > 0)
+		waitpid(rival, NULL, 0);
+	cg_read_key(cg, "memory.events", "oom_kill", &ooms);
+	return ooms - ooms0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -268,9 +386,9 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *layout = NULL, *csv_path = NULL;
 	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[48];
 	struct params p = { .seed = 20261203, .limit_mib = -1 };
-	uint64_t ooms0 = 0, ooms = 0;
-	pid_t cache, rival = -1;
+	uint64_t ooms = 0;
 	struct counters *c;
+	int tries = 1;
 	long rep = 1, kib = 0;
 	int opt, status;
 	struct csv csv;
@@ -340,28 +458,22 @@ int main(int argc, char **argv)
 	if (p.limit_mib ? cg_write_u64(cg, "memory.max", p.limit_mib * MIB) :
 			  cg_write(cg, "memory.max", "max"))
 		die("%s: cannot set memory.max: %m", prog);
-	cg_read_key(cg, "memory.events", "oom_kill", &ooms0);
-
-	if (p.competitor) {
-		rival = fork();
-		if (rival == 0) {
-			if (cg_enter(cg))
-				_exit(10);
-			competitor(p.limit_mib, c);
+	if (p.lru) {
+		/* The competitor's peak is a quarter of the limit. */
+		p.lru_budget = p.limit_mib ?
+			lru_probe(&p, cg, p.competitor ? p.limit_mib / 4 : 0) :
+			p.objects;
+		for (tries = 1;; tries++) {
+			ooms = run_once(&p, cg, c, &status);
+			if ((!ooms && WIFEXITED(status)) || tries == LRU_TRIES)
+				break;
+			p.lru_budget = p.lru_budget * 9 / 10;
+			if (p.lru_budget < 1)
+				p.lru_budget = 1;
 		}
+	} else {
+		ooms = run_once(&p, cg, c, &status);
 	}
-	cache = fork();
-	if (cache == 0) {
-		if (cg_enter(cg))
-			_exit(10);
-		run_cache(&p, c);
-		_exit(0);
-	}
-	waitpid(cache, &status, 0);
-	c->stop = 1;
-	if (rival > 0)
-		waitpid(rival, NULL, 0);
-	cg_read_key(cg, "memory.events", "oom_kill", &ooms);
 
 	snprintf(bench, sizeof(bench), "cache_%s%s", layout,
 		 p.competitor ? "_competitor" : "");
@@ -374,12 +486,22 @@ int main(int argc, char **argv)
 	csv_row(&csv, param, "misses", "count", c->misses);
 	csv_row(&csv, param, "purges", "count", c->purges);
 	csv_row(&csv, param, "verify_failures", "count", c->verify_failures);
-	csv_row(&csv, param, "oom_kills", "count", ooms - ooms0);
+	csv_row(&csv, param, "oom_kills", "count", ooms);
 	csv_row(&csv, param, "ops_done", "count", c->ops);
 	csv_row(&csv, param, "ops_per_s", "ops/s",
 		c->elapsed_ns ? c->ops / (c->elapsed_ns / 1e9) : 0);
 	csv_row(&csv, param, "cache_exit", "status",
 		WIFEXITED(status) ? WEXITSTATUS(status) :
 				    128 + WTERMSIG(status));
+	if (p.lru) {
+		csv_row(&csv, param, "lru_budget", "objects", p.lru_budget);
+		csv_row(&csv, param, "lru_tries", "count", tries);
+		if (csv_close(&csv) ||
+		    csv_open(&csv, csv_path, "belady", bench, rep))
+			die("%s: cannot write %s: %m", prog, csv_path);
+		csv_row(&csv, param, "hit_rate", "ratio",
+			(double)belady_hits(&p, p.lru_budget) / p.ops);
+		csv_row(&csv, param, "lru_budget", "objects", p.lru_budget);
+	}
 	return csv_close(&csv) ? 1 : 0;
 }

@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-matrix quick|full OUTDIR: run the whole comparison inside one
-# guest boot (installed as /opt/lab/bin/bench-matrix).  Every point runs
+# bench-matrix quick|full|cpumax OUTDIR: run the whole comparison inside
+# one guest boot (installed as /opt/lab/bin/bench-matrix); cpumax: only
+# the points where the CPU model matters (madvfree's compare-and-swap on
+# pin, which faults without a hardware dirty bit), for a second boot
+# with another -cpu.  Every point runs
 # once per backend and repetition, the backends of each in a random order
 # (seeded: the plan is the same at every run, and written to
 # OUTDIR/plan.txt); rows go to OUTDIR/<family>.csv; progress goes to
@@ -11,13 +14,13 @@ set -eu
 
 usage()
 {
-	echo "usage: bench-matrix quick|full OUTDIR" >&2
+	echo "usage: bench-matrix quick|full|cpumax OUTDIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
 mode=$1 out=$2
 case "$mode" in
-quick|full) ;;
+quick|full|cpumax) ;;
 *) usage ;;
 esac
 bin=/opt/lab/bin
@@ -27,8 +30,8 @@ mkdir -p "$out"
 LAB_META_kernel=$(uname -r)
 LAB_META_series=${LAB_META_kernel##*-vl}
 case "${LAB_ARCH:-}" in
-arm64) LAB_META_machine="virt, cortex-a72" ;;
-x86_64) LAB_META_machine="q35, cpu $([ "${LAB_ACCEL:-}" = kvm ] && echo host || echo max)" ;;
+arm64) LAB_META_machine="virt, ${LAB_CPU:-unknown cpu}" ;;
+x86_64) LAB_META_machine="q35, cpu ${LAB_CPU:-unknown}" ;;
 *) LAB_META_machine=unknown ;;
 esac
 LAB_META_accel=${LAB_ACCEL:-unknown}
@@ -48,6 +51,10 @@ if [ "$mode" = quick ]; then
 	cache_args="--objects 32 --object-kib 64 --ops 300"
 	cache_limits="2 0"
 	shares="4:64"
+	app_args="--apps 3 --cache-mib 4 --object-kib 256 --fg-mib 8 --free-mib 12 --switches 4 --ops 20"
+	swaps="none zram"
+	workers="1 2"
+	region_counts="16 256"
 else
 	reps=10
 	sizes="4K 16K 64K 256K 1M 4M 16M 64M"
@@ -60,7 +67,23 @@ else
 	cache_args="--objects 256 --object-kib 256 --ops 3000"
 	cache_limits="24 48 96"
 	shares="64:64 16:1024"
+	# Android's regime (appbench): 4 apps of 16 MiB of images, a
+	# foreground that grows by 24 MiB, 48 MiB for them all: some 20 MiB
+	# must give way once every app has run.
+	app_args="--apps 4 --cache-mib 16 --object-kib 256 --fg-mib 24 --free-mib 48 --switches 8 --ops 80"
+	swaps="none zram"
+	workers="1 2 4"
+	region_counts="16 256 4096"
 fi
+# Android's regime runs without swap and with zram swap (set up and torn
+# down by the plan's @swap lines), the backends Android has had or might.
+app_backends="pinned memfd ashmem madvfree volatile"
+# Concurrency: the backends whose pin and unpin are system calls, and
+# memfd (no call) as the floor.
+con_backends="ashmem volatile anon madvfree memfd"
+# Region count: the two libraries of <cutils/ashmem.h>.
+scale_backends="ashmem volatile"
+ZRAM_MIB=256
 # The backends whose regions an fd shares between processes.
 share_backends="ashmem volatile memfd"
 
@@ -97,6 +120,22 @@ ordered()
 plan=$out/plan.txt
 : > "$plan"
 rep=1
+while [ "$mode" = cpumax ] && [ $rep -le $reps ]; do
+	for size in 4K 64M; do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "madvfree volatile ashmem"); do
+			echo "pin pinbench $b --size $size --iters 20 --rep $rep" >> "$plan"
+		done
+	done
+	for limit in 0 24; do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "madvfree volatile"); do
+			echo "cache cachebench $b --layout regions --limit-mib $limit $cache_args --rep $rep" >> "$plan"
+		done
+	done
+	rep=$((rep + 1))
+done
+[ "$mode" != cpumax ] || rep=$((reps + 1))
 while [ $rep -le $reps ]; do
 	for size in $sizes; do
 		case "$size" in
@@ -143,15 +182,63 @@ while [ $rep -le $reps ]; do
 			echo "share sharebench $b --regions ${share%%:*} --region-kib ${share#*:} --rep $rep" >> "$plan"
 		done
 	done
+	for kind in threads procs; do
+		for n in $workers; do
+			seq=$((seq + 1))
+			for b in $(ordered $seq "$con_backends"); do
+				echo "concurrency conbench $b --workers $n --kind $kind --iters $([ "$mode" = quick ] && echo 50 || echo 1000) --rep $rep" >> "$plan"
+			done
+		done
+	done
+	for n in $region_counts; do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "$scale_backends"); do
+			echo "pin pinbench $b --regions $n --iters $([ "$mode" = quick ] && echo 20 || echo 500) --rep $rep" >> "$plan"
+		done
+	done
+	for swap in $swaps; do
+		echo "@swap - $swap" >> "$plan"
+		seq=$((seq + 1))
+		for b in $(ordered $seq "$app_backends"); do
+			echo "app appbench $b $app_args --rep $rep" >> "$plan"
+		done
+	done
+	echo "@swap - none" >> "$plan"
 	rep=$((rep + 1))
 done
 
-total=$(wc -l < "$plan")
+# swap_set none|zram: no swap, or swap on a fresh ZRAM_MIB zram device.
+swap_set()
+{
+	if grep -q '^/dev/zram0 ' /proc/swaps; then
+		swapoff /dev/zram0
+	fi
+	[ -e /sys/block/zram0/reset ] && echo 1 > /sys/block/zram0/reset
+	[ "$1" = zram ] || return 0
+	echo "${ZRAM_MIB}M" > /sys/block/zram0/disksize &&
+		mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
+}
+
+# The clocksource every timing is made with: a watchdog that finds it
+# unstable switches the kernel to a coarser one in mid-run (the x86_64
+# guest of series v1 fell back to jiffies: 4 ms steps), which fails the
+# run below.
+clock_file=/sys/devices/system/clocksource/clocksource0/current_clocksource
+clock_at_start=$(cat "$clock_file")
+
+total=$(grep -vc '^@' "$plan")
 start=$(date +%s)
 i=0
 failed=0
 echo "bench-matrix: $mode, $total runs, $reps repetition(s); CSV in $out"
 while read -r family program backend args; do
+	if [ "$family" = @swap ]; then
+		if ! swap_set "$backend"; then
+			echo "bench-matrix: cannot set swap to $backend" >&2
+			failed=$((failed + 1))
+		fi
+		continue
+	fi
 	i=$((i + 1))
 	now=$(date +%s)
 	elapsed=$((now - start))
@@ -170,6 +257,11 @@ while read -r family program backend args; do
 	fi
 done < "$plan"
 rm -f "$out/last-error.txt"
+if [ "$(cat "$clock_file")" != "$clock_at_start" ]; then
+	echo "  FAILED: the clocksource changed from $clock_at_start to $(cat "$clock_file") during the run"
+	echo "clocksource $clock_at_start -> $(cat "$clock_file")" >> "$out/failed-runs.txt"
+	failed=$((failed + 1))
+fi
 echo "bench-matrix: done in $(($(date +%s) - start))s, $failed failed run(s)"
 echo "$(($(date +%s) - start))" > "$out/guest-seconds.txt"
 [ $failed -eq 0 ]

@@ -13,6 +13,11 @@
  *	Which half is slow depends on it: ashmem keeps its unpinned ranges
  *	from the highest offset down and stops its walk at the first range
  *	below the one it looks for.
+ *   pinbench_<lib> --backend B --regions R [--iters N] ...
+ *	R live regions of 16 KiB (R fds for the fd backends); N unpin + pin
+ *	pairs of regions drawn at random (benchmark pin_regions): what a
+ *	library that looks the region up per call pays for a process with
+ *	many regions.
  *
  * Rows: unpin_ns, pin_ns and pair_ns at p50 and p99 (per call); for
  * ashmem and volatile, kernel_pair_ns, the pair as bare system calls;
@@ -21,20 +26,24 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "backend.h"
 #include "bench.h"
 
 #define FRAG_REGION (64 * MIB)
+#define SCALE_REGION (16 * 1024)
+#define MAX_REGIONS 16384
 
 static const char *prog = "pinbench";
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B (--size BYTES | --fragments K [--order asc|desc|random]) [--iters N] [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B (--size BYTES | --fragments K [--order asc|desc|random] | --regions R) [--iters N] [--rep R] [--csv FILE]\n  backends: %s",
 		    prog, BACKEND_NAMES);
 }
 
@@ -201,6 +210,56 @@ static void bench_fragments(struct csv *csv, enum backend b, long k,
 	free(idx);
 }
 
+static void bench_regions(struct csv *csv, enum backend b, long n,
+			  long iters)
+{
+	struct samples unpin = { 0 }, pin = { 0 };
+	struct region *r = calloc(n, sizeof(*r));
+	struct rlimit rl = { n + 64, n + 64 };
+	uint64_t rng = 20261204;
+	char param[64];
+	long i;
+
+	if (!r)
+		die("%s: out of memory", prog);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("%s: cannot allow %ld open files: %m", prog, n + 64);
+	for (i = 0; i < n; i++) {
+		if (region_create(&r[i], b, SCALE_REGION))
+			die("%s: cannot create region %ld of %ld: %m", prog,
+			    i, n);
+		content_fill(r[i].map, SCALE_REGION, i);
+	}
+	for (i = 0; i < iters; i++) {
+		long j;
+		uint64_t t0, t1, t2;
+		int purged;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		j = rng % n;
+		t0 = now_ns();
+		check(region_unpin(&r[j], 0, SCALE_REGION), "unpin");
+		t1 = now_ns();
+		purged = region_pin(&r[j], 0, SCALE_REGION);
+		t2 = now_ns();
+		check(purged, "pin");
+		if (purged)
+			content_fill(r[j].map, SCALE_REGION, j);
+		samples_add(&unpin, t1 - t0);
+		samples_add(&pin, t2 - t1);
+	}
+	snprintf(param, sizeof(param), "regions=%ld", n);
+	report(csv, param, "unpin", &unpin);
+	report(csv, param, "pin", &pin);
+	for (i = 0; i < n; i++)
+		region_destroy(&r[i]);
+	free(r);
+	samples_free(&unpin);
+	samples_free(&pin);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -208,6 +267,7 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "fragments", required_argument, NULL, 'k' },
 		{ "order", required_argument, NULL, 'o' },
+		{ "regions", required_argument, NULL, 'R' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
@@ -218,7 +278,7 @@ int main(int argc, char **argv)
 	};
 	const char *backend = NULL, *csv_path = NULL;
 	enum frag_order order = ORDER_ASC;
-	long iters = 100, rep = 1, k = 0;
+	long iters = 100, rep = 1, k = 0, nregions = 0;
 	uint64_t size = 0;
 	struct csv csv;
 	enum backend b;
@@ -237,6 +297,10 @@ int main(int argc, char **argv)
 		case 'k':
 			k = parse_long("--fragments", optarg, 1,
 				       FRAG_REGION / 4096 / 2);
+			break;
+		case 'R':
+			nregions = parse_long("--regions", optarg, 1,
+					      MAX_REGIONS);
 			break;
 		case 'o':
 			if (!strcmp(optarg, "asc"))
@@ -262,18 +326,21 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc || !backend || !size == !k)
+	if (optind != argc || !backend || !!size + !!k + !!nregions != 1)
 		usage();
 	if (size && (size % page_size || size > 1024 * MIB))
 		usage_error(prog, "--size must be a multiple of the page size, at most 1G");
 	b = backend_parse(prog, backend);
-	if (size && order != ORDER_ASC)
+	if (!k && order != ORDER_ASC)
 		usage_error(prog, "--order goes with --fragments");
 	if (csv_open(&csv, csv_path, backend,
-		     size ? "pin_size" : bench_names[order], rep))
+		     size ? "pin_size" : nregions ? "pin_regions" :
+		     bench_names[order], rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 	if (size)
 		bench_size(&csv, b, size, iters);
+	else if (nregions)
+		bench_regions(&csv, b, nregions, iters);
 	else
 		bench_fragments(&csv, b, k, order, iters);
 	return csv_close(&csv) ? 1 : 0;

@@ -25,11 +25,23 @@ HEADER = "backend,bench,param,value,metric,unit,rep"
 FAMILIES = ("pin", "purge", "cache")
 BACKENDS = ("ashmem", "volatile", "anon", "memfd", "madvfree", "pinned",
             "dontneed")
-CACHE_BACKENDS = BACKENDS + ("lru",)
+# lru: a userspace LRU with a budget found by search; belady: the offline
+# optimum on the same trace and budget (added with appbench; older runs
+# sized lru by a formula and have no belady).
+CACHE_BACKENDS = BACKENDS + ("lru", "belady")
 # sharebench: regions handed from a producer to a consumer through the fd
 # (share.csv, from series b73e0cb909 on; older runs have none).
 SHARE = "share"
 SHARE_BACKENDS = ("ashmem", "volatile", "memfd")
+# appbench (Android's regime) and conbench (concurrency), added with the
+# guest's CONFIG_PSI; older runs have neither.
+APP = "app"
+APP_BACKENDS = ("pinned", "memfd", "ashmem", "madvfree", "volatile")
+CONC = "concurrency"
+CONC_BACKENDS = ("ashmem", "volatile", "anon", "madvfree", "memfd")
+# Benchmarks measured for some backends only.
+BENCH_BACKENDS = {"pin_regions": ("ashmem", "volatile")}
+OPTIONAL_FAMILIES = (SHARE, APP, CONC)
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
              "date", "clocksource", "clock_res_ns", "clock_step_ns")
 
@@ -95,8 +107,9 @@ def load(d):
         m, rows = read_csv(os.path.join(d, fam + ".csv"))
         data[fam] = rows
         meta = meta or m
-    share = os.path.join(d, SHARE + ".csv")
-    data[SHARE] = read_csv(share)[1] if os.path.exists(share) else []
+    for fam in OPTIONAL_FAMILIES:
+        path = os.path.join(d, fam + ".csv")
+        data[fam] = read_csv(path)[1] if os.path.exists(path) else []
     return meta, data
 
 
@@ -166,7 +179,8 @@ def check(d):
                       ("cache", CACHE_BACKENDS)):
         t = Table(data[fam])
         benches = sorted({r["bench"] for r in data[fam]})
-        missing = [f"{b}:{x}" for b in benches for x in want
+        missing = [f"{b}:{x}" for b in benches
+                   for x in BENCH_BACKENDS.get(b, want)
                    if x not in t.backends(b)]
         result(benches and not missing,
                f"{fam}.csv: every backend in every benchmark "
@@ -183,6 +197,29 @@ def check(d):
                             for r in data[SHARE]),
            f"shared regions: the consumer found every region intact or "
            f"reported purged ({bad:g} bad)")
+    for fam, want in ((APP, APP_BACKENDS), (CONC, CONC_BACKENDS)):
+        t = Table(data[fam])
+        benches = sorted({r["bench"] for r in data[fam]})
+        missing = [f"{b}:{x}={p:g}" for b in benches for x in want
+                   for p in t.params(b)
+                   if not t.all(b, x, p, t_metric(fam))]
+        result(benches and not missing,
+               f"{fam}.csv: every backend at every point "
+               f"({', '.join(benches) or 'none'})"
+               + (f"; missing {', '.join(missing)}" if missing else ""))
+    app = data[APP]
+    fails = sum(r["value"] for r in app if r["metric"] == "verify_failures")
+    result(fails == 0 and any(r["metric"] == "verify_failures" for r in app),
+           f"apps' cache hits verified byte for byte: {fails:g} failures")
+    swaps = sorted({r["pvalue"] for r in app})
+    result(len(swaps) == 2 and swaps[0] == 0,
+           "Android's regime ran without swap and with zram swap "
+           f"(swap MiB seen: {', '.join(f'{x:g}' for x in swaps)})")
+    psi = [r for r in app if r["metric"].startswith("psi_")
+           and not 0 <= r["value"] <= 100]
+    result(not psi and any(r["metric"] == "psi_some_pct" for r in app),
+           "PSI shares within [0, 100] %"
+           + (f"; first bad: {row_name(psi[0])}" if psi else ""))
     cache = data["cache"]
     bad = [r for r in cache if r["metric"] == "hit_rate"
            and not 0 <= r["value"] <= 1]
@@ -210,6 +247,11 @@ def check(d):
     for n, (ok, what) in enumerate(results, 1):
         print(f"{'ok' if ok else 'not ok'} {n} bench: {what}")
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def t_metric(fam):
+    """A metric every run of family @fam writes."""
+    return "hit_rate" if fam == APP else "pairs_per_s"
 
 
 def clock_checks(meta, data):
@@ -281,6 +323,23 @@ GRAPHS = (
     ("cache_hit_competitor", "cache", "cache_regions_competitor",
      ("hit_rate",), "memory.max (MiB; 0 = none)", "hit rate", "",
      "Image cache with a competing process: hit rate"),
+    ("pin_regions", "pin", "pin_regions", ("unpin_ns_p50", "pin_ns_p50"),
+     "live regions in the process", "ns per call (p50)", "xy",
+     "Unpin and pin of one of R regions"),
+    ("app_hit", APP, APP, ("hit_rate",), "swap (MiB of zram; 0 = none)",
+     "hit rate", "", "Android regime: the apps' cache hit rate"),
+    ("app_launch", APP, APP, ("launch_ms_p50", "launch_ms_max"),
+     "swap (MiB of zram; 0 = none)", "launch latency, ms (log)", "y",
+     "Android regime: latency of the app switched to"),
+    ("app_psi", APP, APP, ("psi_some_pct", "psi_full_pct"),
+     "swap (MiB of zram; 0 = none)", "% of the run stalled on memory", "",
+     "Android regime: memory pressure stall (PSI)"),
+    ("concurrency_threads", CONC, "concurrency_threads", ("pairs_per_s",),
+     "threads, each with its own regions", "unpin + pin pairs/s (log)",
+     "xy", "Concurrency, threads of one process: throughput"),
+    ("concurrency_procs", CONC, "concurrency_procs", ("pairs_per_s",),
+     "processes, each with its own regions", "unpin + pin pairs/s (log)",
+     "xy", "Concurrency, processes: throughput"),
 )
 
 
@@ -289,18 +348,21 @@ def plot(d):
     where = (f"{os.path.basename(os.path.normpath(d))}: "
              f"{meta.get('machine', '?')}, {meta.get('accel', '?')}")
     for name, fam, bench, metrics, xl, yl, logs, title in GRAPHS:
-        if name == "purge_global" and not data[fam]:
-            continue
         t = Table(data[fam])
         xs = t.params(bench)
         backends = [b for b in CACHE_BACKENDS if b in t.backends(bench)]
+        # Benchmarks older runs do not have are left out of their graphs.
+        if (not xs or not backends) and (
+                fam in OPTIONAL_FAMILIES or
+                name in ("purge_global", "pin_regions")):
+            continue
         if not xs or not backends:
             raise BadInput(f"{d}: no data for graph {name} ({bench})")
         dat = os.path.join(d, name + ".dat")
         cols = []
         # A point of a run that was OOM-killed (in most of its runs) is
         # drawn again as a cross.
-        oom = fam == "purge"
+        oom = fam == "purge" or fam == APP
         with open(dat, "w", encoding="utf-8") as f:
             f.write("# x " + " ".join(f"{b}:{m}" for b in backends
                                        for m in metrics) +
@@ -316,7 +378,10 @@ def plot(d):
                                     else f"{v:.6g}")
                 if oom:
                     for b in backends:
-                        k = t.all(bench, b, x, "oom_kills")
+                        k = [sum(n) for n in zip(
+                            *(t.all(bench, b, x, m) for m in
+                              ("oom_kills", "oom_kills_bg", "oom_kills_fg")
+                              if t.all(bench, b, x, m)))]
                         v = t.get(bench, b, x, metrics[-1])
                         killed = sum(1 for n in k if n > 0) * 2 > len(k)
                         vals.append(f"{v:.6g}" if killed and v and
@@ -333,7 +398,11 @@ def plot(d):
                 if b == "lru":
                     cols.append(f"'{dat}' using 1:{col} with lines lc "
                                 "rgb 'black' dt 2 lw 2 "
-                                "title 'lru (hand-sized reference)'")
+                                "title 'lru (reference, budget searched)'")
+                elif b == "belady":
+                    cols.append(f"'{dat}' using 1:{col} with lines lc "
+                                "rgb 'gray40' dt 3 lw 2 "
+                                "title 'Belady optimum, lru budget'")
                 else:
                     cols.append(f"'{dat}' using 1:{col} with linespoints "
                                 f"lc {color} dt {dash} title '{label}'")
@@ -354,8 +423,12 @@ def plot(d):
             script.append("set logscale x 2")
         if "y" in logs:
             script.append("set logscale y 10")
-        if fam == "cache":
+        if fam == "cache" or name == "app_hit":
             script.append("set yrange [0:1]")
+        if fam == APP:
+            script.append(f"set xrange [-32:{max(xs) + 32:g}]")
+            script.append("set xtics (" + ", ".join(
+                f"'{x:g}' {x:g}" for x in xs) + ")")
         for term, ext in (("svg size 900,500 dynamic", "svg"),
                           ("pngcairo size 900,500", "png")):
             body = "\n".join([f"set terminal {term}",
@@ -762,6 +835,7 @@ def report_arch(arch, d, meta, data, out):
           "walk grows with k too.\n")
 
     report_orders(pin, w)
+    report_regions(arch, pin, w)
 
     # 2. purge
     w("### 2. Purge latency\n")
@@ -861,17 +935,26 @@ def report_arch(arch, d, meta, data, out):
             v, a, lr = g("volatile"), g("ashmem"), g("lru")
             if None in (v, a, lr):
                 continue
-            verdict = ("below" if v < lr - 0.005 else
-                       "above" if v > lr + 0.005 else "level with")
+            where = ("below" if v < lr - 0.005 else
+                     "above" if v > lr + 0.005 else "level with")
+            bel = g("belady")
+            budget = cache.get(bench, "lru", x, "lru_budget")
             w(f"- memory.max {x:g}: volatile {fmt(v)}, ashmem {fmt(a)}, "
-              f"the hand-sized LRU {fmt(lr)}: volatile is {verdict} the "
-              "reference" + (" (it purges the oldest unpinned range "
-                             "first, 2 MiB at a time, without knowing "
-                             "which objects are hot; the reference evicts "
-                             "whole objects)"
-                             if verdict == "below" else "") + ".")
+              f"the LRU reference {fmt(lr)}"
+              + (f" ({fmt(budget)} objects, the largest budget that "
+                 "survived)" if budget is not None else "")
+              + (f", Belady's optimum with that budget {fmt(bel)}"
+                 if bel is not None else "")
+              + f": volatile is {where} the LRU reference"
+              + (" (it purges the oldest unpinned range first, 2 MiB at a "
+                 "time, without knowing which objects are hot; the "
+                 "reference evicts whole objects)"
+                 if where == "below" else "") + ".")
         w("")
     report_share(data[SHARE], w)
+    report_app(arch, data[APP], w)
+    report_conc(arch, data[CONC], w)
+    report_cpu(arch, d, meta, pin, cache, w)
     appendix(arch, head_rows, w)
 
 
@@ -984,6 +1067,310 @@ def report_share(rows, w):
     w("")
 
 
+def report_regions(arch, pin, w):
+    """Unpin and pin among R live regions, where measured."""
+    xs = pin.params("pin_regions")
+    if not xs:
+        return
+    w(f"![pin_regions]({arch}/pin_regions.svg)\n")
+    w("Region count: R live regions of 16 KiB in one process (R fds), "
+      "unpin + pin of one drawn at random; ns per call, p50 (p99), median "
+      "over repetitions. Both libraries look the region up on every call "
+      "(ashmem-compat: fstat() of the fd and a walk of its own table; the "
+      "driver's library: fstat() and the ioctl).\n")
+    w("| regions | ashmem unpin | volatile unpin | ratio [95% CI] | "
+      "ashmem pin | volatile pin | ratio [95% CI] |")
+    w("|---|---|---|---|---|---|---|")
+    for x in xs:
+        row = [f"{x:g}"]
+        for what in ("unpin", "pin"):
+            m = f"{what}_ns_p50"
+            row += [f"{fmt(pin.get('pin_regions', b, x, m))} "
+                    f"({fmt(pin.get('pin_regions', b, x, what + '_ns_p99'))})"
+                    for b in ("ashmem", "volatile")]
+            row.append(fmt_ratio(pin.all("pin_regions", "volatile", x, m),
+                                 pin.all("pin_regions", "ashmem", x, m)))
+        w("| " + " | ".join(row) + " |")
+    w("")
+
+
+def app_kills(t, b, x):
+    """(runs with a kill, background kills, foreground kills) of @b."""
+    bg = t.all(APP, b, x, "oom_kills_bg")
+    fg = t.all(APP, b, x, "oom_kills_fg")
+    runs = [i + j for i, j in zip(bg, fg)]
+    return (k_of_n(runs, lambda k: k > 0), sum(bg), sum(fg))
+
+
+def report_app(arch, rows, w):
+    """Android's regime (appbench), when the run has it."""
+    if not rows:
+        return
+    t = Table(rows)
+    w("### 5. Android's regime: apps, app switches, global pressure\n")
+    w(f"![app_hit]({arch}/app_hit.svg)\n")
+    w(f"![app_launch]({arch}/app_launch.svg)\n")
+    w(f"![app_psi]({arch}/app_psi.svg)\n")
+    w("Several app processes, each in a cgroup of its own with no "
+      "memory.max (as on a phone: the pressure is global), each with a "
+      "cache of images in regions of its own (a miss decodes a "
+      "zlib-compressed synthetic image: the miss is real work, a hit is "
+      "verified byte for byte). The device is what was free at the start "
+      "less a locked ballast. At each app switch the app switched to "
+      "becomes the foreground (oom_score_adj 0, the others 900 as "
+      "Android's cached apps), launches (uses its most popular objects: "
+      "the launch latency) and works while its heap grows; the heap is "
+      "freed when it leaves the foreground. An app the OOM killer took "
+      "starts again, cold, when switched to. The parameters are in "
+      "`plan.txt`. There is no lmkd: the kernel's OOM killer is the only "
+      "killer (issue 17 adds a userspace manager). memfd is Android's "
+      "libcutils today (nothing purgeable).\n")
+    w("Per backend: hit rate, median [min-max]; launch p50 / max in ms "
+      "of the median-p50 run (its other columns are that run's); cold "
+      "launches (relaunches after a kill) and OOM kills, summed over the "
+      "runs, with the runs that had one as k of n; PSI: share of the run "
+      "with some / all tasks stalled on memory (/proc/pressure/memory), "
+      "median; the mean decode time of a miss; the foreground's total "
+      "time, median.\n")
+    w("| swap | backend | hit rate | launch p50 / max (ms) | cold "
+      "launches | runs with a kill | kills bg / fg | PSI some / full (%) | "
+      "decode (ms) | foreground time (s) |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for x in t.params(APP):
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        for b in APP_BACKENDS:
+            rep = t.median_run(APP, b, x, "launch_ms_p50")
+            g = lambda m: t.get(APP, b, x, m)
+            at = lambda m: t.at(APP, b, x, m, rep) if rep else None
+            lo, hi = t.spread(APP, b, x, "hit_rate")
+            runs, bg, fg = app_kills(t, b, x)
+            w(f"| {swap} | {b} | {fmt(g('hit_rate'))} [{fmt(lo)}-"
+              f"{fmt(hi)}] | {fmt(at('launch_ms_p50'))} / "
+              f"{fmt(at('launch_ms_max'))} | "
+              f"{fmt(sum(t.all(APP, b, x, 'cold_launches')))} | {runs} | "
+              f"{bg:g} / {fg:g} | {fmt(g('psi_some_pct'))} / "
+              f"{fmt(g('psi_full_pct'))} | {fmt(g('decode_ms_mean'))} | "
+              f"{fmt(g('session_s'))} |")
+    w("")
+    w("Ratios of medians [95% bootstrap interval]:\n")
+    w("| swap | measure | volatile / ashmem | volatile / memfd | "
+      "ashmem / memfd | volatile / madvfree |")
+    w("|---|---|---|---|---|---|")
+    for x in t.params(APP):
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        for m, what in (("hit_rate", "hit rate"),
+                        ("launch_ms_p50", "launch p50"),
+                        ("session_s", "foreground time"),
+                        ("psi_some_pct", "PSI some")):
+            w(f"| {swap} | {what} | " + " | ".join(
+                fmt_ratio(t.all(APP, a, x, m), t.all(APP, c, x, m))
+                for a, c in (("volatile", "ashmem"), ("volatile", "memfd"),
+                             ("ashmem", "memfd"),
+                             ("volatile", "madvfree"))) + " |")
+    w("")
+
+
+def report_conc(arch, rows, w):
+    """Concurrency (conbench), when the run has it."""
+    if not rows:
+        return
+    t = Table(rows)
+    w("### 6. Concurrency\n")
+    w(f"![concurrency_threads]({arch}/concurrency_threads.svg)\n")
+    w(f"![concurrency_procs]({arch}/concurrency_procs.svg)\n")
+    w("N workers, threads of one process or processes, each unpinning and "
+      "pinning 64 KiB regions of its own, started together: unpin + pin "
+      "pairs per second over all workers (median over repetitions), and "
+      "in brackets the p99 of one pair in us. The guest has 4 vCPUs on "
+      "a 2-core host under TCG: above 2 workers the host's cores are "
+      "shared, so scaling there measures contention and oversubscription "
+      "together. What workers share: ashmem one global mutex; anon and "
+      "madvfree the mmap_lock of the process (threads only); volatile "
+      "(memfd) each region's inode lock, and for threads the mmap_lock "
+      "of its mapping; memfd does no system call (the floor).\n")
+    for bench, kind in (("concurrency_threads", "threads"),
+                        ("concurrency_procs", "processes")):
+        xs = t.params(bench)
+        if not xs:
+            continue
+        w(f"| {kind} | " + " | ".join(CONC_BACKENDS) + " |")
+        w("|---" * (len(CONC_BACKENDS) + 1) + "|")
+        for x in xs:
+            w(f"| {x:g} | " + " | ".join(
+                f"{fmt(t.get(bench, b, x, 'pairs_per_s'))} "
+                f"({fmt(nz(t.get(bench, b, x, 'pair_ns_p99'), 1e-3))})"
+                for b in CONC_BACKENDS) + " |")
+        lo, hi = min(xs), max(xs)
+        w(f"| scaling {hi:g} / {lo:g} [95% CI] | " + " | ".join(
+            fmt_ratio(t.all(bench, b, hi, "pairs_per_s"),
+                      t.all(bench, b, lo, "pairs_per_s"))
+            for b in CONC_BACKENDS) + " |")
+        w("")
+
+
+def report_cpu(arch, d, meta, pin, cache, w):
+    """The CPU-model points again on -cpu max (cpu-max/), if run."""
+    sub = os.path.join(d, "cpu-max")
+    if not os.path.exists(os.path.join(sub, "pin.csv")):
+        return
+    m2, pin2 = read_csv(os.path.join(sub, "pin.csv"))
+    cache2 = Table(read_csv(os.path.join(sub, "cache.csv"))[1])
+    pin2 = Table(pin2)
+    w("### 7. The CPU model\n")
+    w(f"The headline runs on {meta.get('machine', '?')}: cortex-a72 is a "
+      "common core of Android phones and has no hardware update of the "
+      "dirty bit (FEAT_HAFDBS), so a page's first write after MADV_FREE "
+      "(madvfree's compare-and-swap on pin) takes a fault. The points "
+      f"where that matters ran again in another boot on "
+      f"{m2.get('machine', '?')}, which has it. Medians over "
+      "repetitions; the ratio is cortex-a72 / max [95% CI].\n")
+    w("| measure | backend | cortex-a72 | max | ratio |")
+    w("|---|---|---|---|---|")
+    for x in pin2.params("pin_size"):
+        for b in ("madvfree", "volatile", "ashmem"):
+            a = pin.all("pin_size", b, x, "pair_ns_p50")
+            m = pin2.all("pin_size", b, x, "pair_ns_p50")
+            if m:
+                w(f"| unpin + pin, {size_label(x)}, p50 ns | {b} | "
+                  f"{fmt(median(a))} | {fmt(median(m))} | "
+                  f"{fmt_ratio(a, m)} |")
+    for x in cache2.params("cache_regions"):
+        for metric, what in (("ops_per_s", "cache ops/s"),
+                             ("hit_rate", "cache hit rate")):
+            for b in ("madvfree", "volatile"):
+                a = cache.all("cache_regions", b, x, metric)
+                m = cache2.all("cache_regions", b, x, metric)
+                if m:
+                    w(f"| {what}, memory.max {x:g} MiB | {b} | "
+                      f"{fmt(median(a))} | {fmt(median(m))} | "
+                      f"{fmt_ratio(a, m)} |")
+    w("")
+
+
+def nz(v, scale):
+    return None if v is None else v * scale
+
+
+def verdict(a, b, more, less):
+    """@more, @less or "the same as": median(a) against median(b), by
+    whether the 95% bootstrap interval of their ratio excludes 1."""
+    r = ratio(statistics.median(a) if a else None,
+              statistics.median(b) if b else None)
+    ci = ratio_ci(a, b) if r is not None else None
+    if ci is None:
+        return "not comparable with"
+    if ci[0] > 1:
+        return more
+    if ci[1] < 1:
+        return less
+    return "indistinguishable from"
+
+
+def answer(arch, data, w):
+    """The lab's question, answered from the tables of @arch."""
+    pin, purge = Table(data["pin"]), Table(data["purge"])
+    app, conc, share = Table(data[APP]), Table(data[CONC]), \
+        Table(data[SHARE])
+    w("## The question, and what the tables say\n")
+    w("Did Android drop pinning because purgeable memory is useless, or "
+      f"because ashmem did it badly? Every sentence below is generated "
+      f"from the {arch} tables it points to (each comparison: medians, "
+      "with a 95% bootstrap interval of their ratio; a difference is "
+      "claimed only when the interval excludes 1).\n")
+    w("**Is purgeable memory useless?**\n")
+    for x in app.params(APP):
+        swap = "without swap" if x == 0 else f"with {x:g} MiB of zram swap"
+        h = lambda b: app.all(APP, b, x, "hit_rate")
+        lat = lambda b: app.all(APP, b, x, "launch_ms_p50")
+        for b in ("volatile", "ashmem"):
+            runs, bg, fg = app_kills(app, b, x)
+            mruns, mbg, mfg = app_kills(app, "memfd", x)
+            w(f"- Android's regime {swap} (section 5): {b}'s apps have a "
+              f"hit rate {verdict(h(b), h('memfd'), 'above', 'below')} "
+              f"that of memfd, Android's libcutils today "
+              f"({fmt_ratio(h(b), h('memfd'))}x), a launch p50 "
+              f"{verdict(lat(b), lat('memfd'), 'longer than', 'shorter than')}"
+              f" memfd's ({fmt_ratio(lat(b), lat('memfd'))}x), and OOM "
+              f"kills in {runs} runs ({bg:g} background, {fg:g} "
+              f"foreground) against memfd's {mruns} ({mbg:g} / {mfg:g}).")
+    w("")
+    w("**Did ashmem do it badly?**\n")
+    bench = "concurrency_threads"
+    xs = conc.params(bench)
+    if xs:
+        lo, hi = min(xs), max(xs)
+        sc = lambda b: fmt_ratio(conc.all(bench, b, hi, "pairs_per_s"),
+                                 conc.all(bench, b, lo, "pairs_per_s"))
+        at = lambda b: conc.all(bench, b, hi, "pairs_per_s")
+        w(f"- One global mutex (section 6): from {lo:g} to {hi:g} threads "
+          f"ashmem's throughput scales {sc('ashmem')}x, volatile's "
+          f"{sc('volatile')}x; at {hi:g} threads volatile's is "
+          f"{verdict(at('volatile'), at('ashmem'), 'above', 'below')} "
+          f"ashmem's ({fmt_ratio(at('volatile'), at('ashmem'))}x).")
+    mib = pick(purge.params("purge_reclaim"), 64)
+    if mib is not None:
+        g = lambda b: purge.get("purge_reclaim", b, mib, "purged_mib")
+        w(f"- A shrinker that is not memcg-aware (section 2): a cgroup's "
+          f"memory.reclaim of {mib:g} MiB of unpinned data purges "
+          f"{fmt(g('ashmem'))} MiB of ashmem's and {fmt(g('volatile'))} "
+          "MiB of volatile's (medians).")
+    for x in share.params(SHARE):
+        ok = lambda b: k_of_n(share.all(SHARE, b, x, "hog_ok_producer"),
+                              lambda v: v == 1)
+        if share.all(SHARE, "ashmem", x, "hog_ok_producer"):
+            w(f"- Shared regions of {size_label(x)} under the producer's "
+              f"memory.max (section 4): the hog completes in "
+              f"{ok('volatile')} runs with volatile, {ok('ashmem')} with "
+              f"ashmem, {ok('memfd')} with memfd.")
+    gmib = pick(purge.params("purge_global"), 64)
+    if gmib is not None:
+        op = lambda b: purge.all("purge_global", b, gmib, "overpurge")
+        w(f"- Whole-range purges (section 2, global pressure, {gmib:g} "
+          f"MiB): over-purge (purged / needed) is {fmt(median(op('ashmem')))}"
+          f" for ashmem and {fmt(median(op('volatile')))} for volatile; "
+          "volatile's is "
+          f"{verdict(op('volatile'), op('ashmem'), 'larger', 'smaller')} "
+          f"ashmem's ({fmt_ratio(op('volatile'), op('ashmem'))}x).")
+    w("")
+    w("**Where ashmem is better**\n")
+    rmib = pick(purge.params("purge_rootreclaim"), 64)
+    if rmib is not None:
+        th = lambda b: purge.all("purge_rootreclaim", b, rmib,
+                                 "purge_mib_per_s")
+        w(f"- Purge throughput where both purge (root memory.reclaim, "
+          f"{rmib:g} MiB, section 2): volatile / ashmem "
+          f"{fmt_ratio(th('volatile'), th('ashmem'))}; volatile's is "
+          f"{verdict(th('volatile'), th('ashmem'), 'faster than', 'slower than')}"
+          " ashmem's.")
+    sizes = pin.params("pin_size")
+    if sizes:
+        x = min(sizes)
+        pp = lambda b: pin.all("pin_size", b, x, "pair_ns_p50")
+        w(f"- Unpin + pin of a {size_label(x)} region (section 1): "
+          f"volatile / ashmem {fmt_ratio(pp('volatile'), pp('ashmem'))}; "
+          f"volatile's pair is "
+          f"{verdict(pp('volatile'), pp('ashmem'), 'slower than', 'faster than')}"
+          " ashmem's.")
+    w("")
+    w("**What these runs do not answer**\n")
+    w("- Hardware: every number is from an emulated CPU (TCG); ratios "
+      "between backends, not absolute times, carry over, and even those "
+      "only as far as emulation slows system calls, faults and memory "
+      "access alike.")
+    w("- Real apps: the access traces are synthetic (Zipf, seeded), the "
+      "images synthetic, the app count and sizes scaled to a 1 GiB "
+      "guest; no recorded trace of a real device was replayed.")
+    w("- Android's own answer to pressure: there is no lmkd and no "
+      "userspace purge manager here yet (issue 17): the comparison is "
+      "with the kernel's OOM killer, not with Android's current "
+      "userspace model.")
+    w("")
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
 def report(out_path, dirs):
     out = []
     loaded = []
@@ -1006,8 +1393,13 @@ def report(out_path, dirs):
       "nothing is ever purged), **madvfree** (MADV_FREE, a per-page canary checked "
       "with compare-and-swap on pin), **pinned** (never released), "
       "**dontneed** (MADV_DONTNEED on unpin, always purged), and, for the "
-      "cache, **lru** (ordinary memory and a userspace LRU sized by hand "
-      "to the limit). Every point runs once per backend and repetition in "
+      "cache, **lru** (ordinary memory and a userspace LRU whose budget "
+      "is the largest number of objects found to survive the limit: a "
+      "probe fills the cgroup until the OOM killer stops it, with the "
+      "competitor's peak held beside it, and a run that is still killed "
+      "is repeated with 10% fewer; in older runs, a formula) "
+      "and **belady** (Belady's offline optimum replayed on the same "
+      "trace with the lru budget: the ceiling). Every point runs once per backend and repetition in "
       "the same guest boot, the backends of each point in a random order "
       "(seeded, so the plan, `plan.txt` beside the CSV, is the "
       "same at every run; before series 26c27ed9b1 they alternated); "
@@ -1032,6 +1424,10 @@ def report(out_path, dirs):
     w("- The cache's objects regenerate with the same content, verified "
       "on every hit; a purge that went unreported would show as a "
       "verification failure.\n")
+    for arch, d, meta, data in loaded:
+        if data[APP]:
+            answer(arch, data, w)
+            break
     for arch, d, meta, data in loaded:
         report_arch(arch, d, meta, data, out)
     with open(out_path + ".tmp", "w", encoding="utf-8") as f:

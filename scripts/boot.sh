@@ -7,8 +7,10 @@
 #
 #   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
 #           [--extra DIR] [--run-dir DIR] [--quiet] [--mglru] [--zram MIB]
-#           (--job FILE | --shell)
+#           [--cpu MODEL] (--job FILE | --shell)
 #
+# --cpu MODEL is QEMU's -cpu under TCG (default: cortex-a72 on arm64, max
+# on x86_64; KVM always uses host); the job sees it as LAB_CPU.
 # --mglru switches the multi-gen LRU on and --zram MIB swaps on a zram
 # device of that size, both set up by the guest's /init before the job:
 # Android's memory configuration, in the same kernel.
@@ -27,12 +29,12 @@ set -eu
 
 usage()
 {
-	sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
-job="" shell=0 mglru=0 zram=0
+job="" shell=0 mglru=0 zram=0 cpu=""
 need_arg()
 {
 	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
@@ -58,6 +60,12 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--mglru) mglru=1; shift ;;
 	--zram) need_arg "$@"; number "$1" "$2"; zram=$2; shift 2 ;;
+	--cpu) need_arg "$@"
+		case "$2" in
+		''|*[!a-z0-9-]*) echo "boot.sh: --cpu must be a QEMU CPU model name, not '$2'" >&2
+			exit 2 ;;
+		esac
+		cpu=$2; shift 2 ;;
 	*) echo "boot.sh: unknown argument '$1'" >&2; usage ;;
 	esac
 done
@@ -100,7 +108,8 @@ append="panic=-1 lab.mode=job"
 accel=tcg
 case "$arch" in
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu cortex-a72)
+	cpu=${cpu:-cortex-a72}
+	qemu=(qemu-system-aarch64 -M virt -cpu "$cpu")
 	append="console=ttyAMA0 $append"
 	;;
 x86_64)
@@ -112,10 +121,11 @@ x86_64)
 		accel=kvm
 	fi
 	if [ "$accel" = kvm ]; then
-		qemu+=(-cpu host)
+		cpu=host
 	else
-		qemu+=(-cpu max)
+		cpu=${cpu:-max}
 	fi
+	qemu+=(-cpu "$cpu")
 	;;
 esac
 command -v "${qemu[0]}" >/dev/null ||
@@ -143,7 +153,7 @@ fi
 {
 	echo "# written by boot.sh for $release"
 	echo "export LAB_EXPECT_RELEASE='$release'"
-	echo "export LAB_ARCH=$arch LAB_DEBUG=$debug LAB_ACCEL=$accel"
+	echo "export LAB_ARCH=$arch LAB_DEBUG=$debug LAB_ACCEL=$accel LAB_CPU=$cpu"
 	echo "export LAB_MGLRU=$mglru LAB_ZRAM_MIB=$zram"
 	cat "$job"
 } > "$share/job.sh"

@@ -145,3 +145,53 @@ jobs()
 {
 	printf '%s\n' $(($(nproc) + 1))
 }
+
+# debian_arch ARCH: Debian's name of a lab architecture.
+debian_arch()
+{
+	case "$1" in
+	arm64) printf 'arm64\n' ;;
+	x86_64) printf 'amd64\n' ;;
+	*) die "no Debian architecture for '$1'" ;;
+	esac
+}
+
+# deb_unpack PACKAGE DEBARCH CHECK: the directory where Debian's PACKAGE
+# for DEBARCH is unpacked (build/dl/PACKAGE-DEBARCH), downloading and
+# unpacking it if the file CHECK (relative to it) is not there yet.  The
+# package is never installed on the host; a foreign architecture is
+# enabled first (as root), as apt needs it to download.
+deb_unpack()
+{
+	local pkg=$1 debarch=$2 check=$3 dl=$LAB_BUILD/dl dir deb
+
+	dir=$dl/$pkg-$debarch
+	if [ -e "$dir/$check" ]; then
+		printf '%s\n' "$dir"
+		return 0
+	fi
+	mkdir -p "$dl"
+	if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
+	   ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+		[ "$(id -u)" = 0 ] ||
+			die "Debian architecture $debarch is not enabled; as root run:
+    dpkg --add-architecture $debarch && apt-get update"
+		log "enabling Debian architecture $debarch for $pkg:$debarch"
+		dpkg --add-architecture "$debarch"
+		apt-get update -q >&2
+	fi
+	rm -f "$dl/${pkg}"_*_"$debarch".deb
+	if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$debarch" >&2); then
+		[ "$(id -u)" = 0 ] || die "cannot download $pkg:$debarch"
+		apt-get update -q >&2
+		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg:$debarch" >&2) ||
+			die "cannot download $pkg:$debarch"
+	fi
+	deb=$(ls "$dl/${pkg}"_*_"$debarch".deb)
+	rm -rf "$dir.tmp"
+	dpkg-deb -x "$deb" "$dir.tmp"
+	[ -e "$dir.tmp/$check" ] || die "$deb holds no $check"
+	rm -rf "$dir"
+	mv "$dir.tmp" "$dir"
+	printf '%s\n' "$dir"
+}

@@ -24,34 +24,9 @@ mkdir -p "$out" "$dl" "$LAB_BUILD/host"
 # a .deb that is only unpacked here, never installed on the host.
 foreign_busybox()
 {
-	local debarch=$1 deb dir
+	local dir
 
-	dir=$dl/busybox-$debarch
-	if [ -x "$dir/bin/busybox" ]; then
-		echo "$dir/bin/busybox"
-		return 0
-	fi
-	if ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
-		[ "$(id -u)" = 0 ] ||
-			die "Debian architecture $debarch is not enabled; as root run:
-    dpkg --add-architecture $debarch && apt-get update"
-		log "enabling Debian architecture $debarch for busybox-static:$debarch"
-		dpkg --add-architecture "$debarch"
-		apt-get update -q >&2
-	fi
-	rm -f "$dl"/busybox-static_*_"$debarch".deb
-	if ! (cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "busybox-static:$debarch" >&2); then
-		[ "$(id -u)" = 0 ] || die "cannot download busybox-static:$debarch"
-		apt-get update -q >&2
-		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "busybox-static:$debarch" >&2) ||
-			die "cannot download busybox-static:$debarch"
-	fi
-	deb=$(ls "$dl"/busybox-static_*_"$debarch".deb)
-	rm -rf "$dir.tmp"
-	dpkg-deb -x "$deb" "$dir.tmp"
-	[ -x "$dir.tmp/bin/busybox" ] || die "$deb holds no bin/busybox"
-	rm -rf "$dir"
-	mv "$dir.tmp" "$dir"
+	dir=$(deb_unpack busybox-static "$1" bin/busybox) || exit 1
 	echo "$dir/bin/busybox"
 }
 

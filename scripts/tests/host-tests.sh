@@ -184,6 +184,29 @@ expect 1 'not ok .* every value finite \(1 inf or nan' \
 expect 1 'not ok .* 4000250 ns, is 8 of 8' \
 	"bench-report: check fails on timings quantised to a tick" -- \
 	python3 "$br" check "$tmp/bench"
+# Android's regime: every backend, both swap settings, verified hits.
+{ bench_csv
+  for swap in 0 256; do
+	for b in pinned memfd ashmem madvfree volatile; do
+		echo "$b,app,swap_mib=$swap,0.5,hit_rate,ratio,1"
+		echo "$b,app,swap_mib=$swap,0,verify_failures,count,1"
+	done
+  done; } > "$tmp/bench/app.csv"
+cp "$tmp/bench/app.csv" "$tmp/bench/app.good"
+sed -i '/^ashmem,app,swap_mib=256,0.5,hit_rate/d' "$tmp/bench/app.csv"
+expect 1 'not ok .* missing app:ashmem=256' \
+	"bench-report: check names a backend missing from Android's regime" -- \
+	python3 "$br" check "$tmp/bench"
+sed '/swap_mib=256/d' "$tmp/bench/app.good" > "$tmp/bench/app.csv"
+expect 1 'not ok .* without swap and with zram swap \(swap MiB seen: 0\)' \
+	"bench-report: check fails when Android's regime ran without zram" -- \
+	python3 "$br" check "$tmp/bench"
+sed 's/^volatile,app,swap_mib=0,0,verify_failures/volatile,app,swap_mib=0,2,verify_failures/' \
+	"$tmp/bench/app.good" > "$tmp/bench/app.csv"
+expect 1 "not ok .* apps' cache hits verified byte for byte: 2 failures" \
+	"bench-report: check fails on an app's verification failure" -- \
+	python3 "$br" check "$tmp/bench"
+rm "$tmp/bench/app.csv" "$tmp/bench/app.good"
 cp "$tmp/bench/pin.good" "$tmp/bench/pin.csv"
 echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
 expect 1 'pin.csv:[0-9]*: 5 fields, expected 7' \

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pressure stall information; see psi.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "psi.h"
+
+/* The total= of the line that starts with @kind in @buf. */
+static int total_of(const char *buf, const char *kind, uint64_t *v)
+{
+	const char *p = strstr(buf, kind);
+
+	if (p)
+		p = strstr(p, "total=");
+	if (!p || sscanf(p, "total=%" SCNu64, v) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int psi_totals(const char *path, uint64_t *some, uint64_t *full)
+{
+	char buf[512];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (total_of(buf, "some ", some) || total_of(buf, "full ", full))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pressure stall information (CONFIG_PSI): /proc/pressure/memory or a
+ * cgroup's memory.pressure.
+ */
+#ifndef LAB_PSI_H
+#define LAB_PSI_H
+
+#include <stdint.h>
+
+#define PSI_MEMORY "/proc/pressure/memory"
+
+/*
+ * The "some" and "full" totals (microseconds stalled since boot, or
+ * since the cgroup was made) of the pressure file @path; 0, or -1 with
+ * errno set (EINVAL when the file does not read as a pressure file).
+ */
+int psi_totals(const char *path, uint64_t *some, uint64_t *full);
+
+#endif /* LAB_PSI_H */
