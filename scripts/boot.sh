@@ -7,8 +7,10 @@
 #
 #   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
 #           [--extra DIR] [--run-dir DIR] [--quiet] [--mglru] [--zram MIB]
-#           [--cpu MODEL] (--job FILE | --shell)
+#           [--cpu MODEL] [--cmdline PARAM] (--job FILE | --shell)
 #
+# --cmdline PARAM adds one kernel parameter (key=value, no spaces; may be
+# given more than once), e.g. ashmem.rust_mode=1.
 # --cpu MODEL is QEMU's -cpu under TCG (default: cortex-a72 on arm64, max
 # on x86_64; KVM always uses host); the job sees it as LAB_CPU.
 # --mglru switches the multi-gen LRU on and --zram MIB swaps on a zram
@@ -29,12 +31,12 @@ set -eu
 
 usage()
 {
-	sed -n '4,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
-job="" shell=0 mglru=0 zram=0 cpu=""
+job="" shell=0 mglru=0 zram=0 cpu="" cmdline=""
 need_arg()
 {
 	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
@@ -60,6 +62,12 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--mglru) mglru=1; shift ;;
 	--zram) need_arg "$@"; number "$1" "$2"; zram=$2; shift 2 ;;
+	--cmdline) need_arg "$@"
+		case "$2" in
+		''|*[!A-Za-z0-9_.=,-]*) echo "boot.sh: --cmdline takes one key=value kernel parameter, not '$2'" >&2
+			exit 2 ;;
+		esac
+		cmdline="$cmdline $2"; shift 2 ;;
 	--cpu) need_arg "$@"
 		case "$2" in
 		''|*[!a-z0-9-]*) echo "boot.sh: --cpu must be a QEMU CPU model name, not '$2'" >&2
@@ -104,6 +112,7 @@ append="panic=-1 lab.mode=job"
 [ -n "$extra" ] && append="$append lab.extra=1"
 [ "$mglru" = 1 ] && append="$append lab.mglru=1"
 [ "$zram" != 0 ] && append="$append lab.zram=$zram"
+append="$append$cmdline"
 
 accel=tcg
 case "$arch" in

@@ -146,7 +146,14 @@ run_mode()
 mode_job=$results/mode.job
 echo 'run-tests volatile_test volatile_shmem_test cutils_api_volatile_test sharing_volatile_test client64_volatile_test' > "$mode_job"
 
+# The ashmem driver's Rust mode (android16's shrinker), same kernel.
+ashmem_job=$results/ashmem-rust.job
+echo 'run-tests ashmem_mode_test ashmem_test' > "$ashmem_job"
+
 run_suites 0
+phase "ashmem suites on $(variant_name "$arch" 0) in the Rust mode"
+run_job "$(variant_name "$arch" 0)-ashmem-rust" "$ashmem_job" --debug 0 \
+	--cmdline ashmem.rust_mode=1
 run_mode 0 mglru --mglru
 run_mode 0 zram --zram 256
 run_mode 0 mglru-zram --mglru --zram 256
@@ -167,6 +174,9 @@ else
 		"$results/bench.log" > "$results/bench.tap"
 fi
 run_suites 1
+phase "ashmem suites on $(variant_name "$arch" 1) in the Rust mode"
+run_job "$(variant_name "$arch" 1)-ashmem-rust" "$ashmem_job" --debug 1 \
+	--cmdline ashmem.rust_mode=1
 run_mode 1 mglru-zram --mglru --zram 256
 
 phase "summary ($(($(date +%s) - start))s)"

@@ -29,6 +29,7 @@
 
 #include "cgroup.h"
 #include "proc.h"
+#include "ashmem_util.h"
 #include "tap.h"
 #include "vr_util.h"
 
@@ -37,52 +38,6 @@
 #define RANDOM_PAGES 16
 
 static char cg_parent[CG_PATH_MAX];
-
-static int ash_open(size_t size)
-{
-	int fd = open("/dev/ashmem", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		tap_bail("open /dev/ashmem: %s", strerror(errno));
-	if (size && ioctl(fd, ASHMEM_SET_SIZE, size))
-		tap_bail("ASHMEM_SET_SIZE %zu: %s", size, strerror(errno));
-	return fd;
-}
-
-static char *ash_map(int fd, size_t len, int prot, int flags)
-{
-	char *p = mmap(NULL, len, prot, flags, fd, 0);
-
-	if (p == MAP_FAILED)
-		tap_bail("mmap of an ashmem area: %s", strerror(errno));
-	return p;
-}
-
-/* An area of @pages pages, mapped shared and filled with @seed's pattern. */
-static int ash_filled(size_t pages, unsigned int seed, char **map)
-{
-	int fd = ash_open(pages * page_size);
-
-	*map = ash_map(fd, pages * page_size, PROT_READ | PROT_WRITE,
-		       MAP_SHARED);
-	vr_fill(*map, pages, seed);
-	return fd;
-}
-
-/* PIN, UNPIN or GET_PIN_STATUS on bytes; the ioctl's value or -errno. */
-static int ash_range(int fd, unsigned long cmd, uint32_t offset, uint32_t len)
-{
-	struct ashmem_pin pin = { .offset = offset, .len = len };
-	int ret = ioctl(fd, cmd, &pin);
-
-	return ret < 0 ? -errno : ret;
-}
-
-/* The same on pages. */
-static int ash_pages(int fd, unsigned long cmd, size_t first, size_t count)
-{
-	return ash_range(fd, cmd, first * page_size, count * page_size);
-}
 
 /* One letter per page: 'P' pinned, 'u' unpinned, '?' an error. */
 static void pin_map(int fd, size_t pages, char *out)
@@ -96,14 +51,6 @@ static void pin_map(int fd, size_t pages, char *out)
 			 r == ASHMEM_IS_UNPINNED ? 'u' : '?';
 	}
 	out[pages] = '\0';
-}
-
-/* PURGE_ALL_CACHES through any area: pages it found on the LRU, or -errno. */
-static long purge_all_fd(int fd)
-{
-	long r = ioctl(fd, ASHMEM_PURGE_ALL_CACHES);
-
-	return r < 0 ? -errno : r;
 }
 
 static long ash_ioctl(int fd, unsigned long cmd, unsigned long arg)

@@ -235,6 +235,11 @@ expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
 expect 2 "must be a positive integer, not '1G'" "boot.sh: a bad --zram is refused" -- \
 	"$S/boot.sh" --arch arm64 --zram 1G --job /dev/null
+expect 2 "one key=value kernel parameter, not 'a b'" \
+	"boot.sh: a --cmdline with a space is refused" -- \
+	"$S/boot.sh" --arch arm64 --cmdline 'a b' --job /dev/null
+expect 2 "QEMU CPU model name, not 'max;x'" "boot.sh: a bad --cpu is refused" -- \
+	"$S/boot.sh" --arch arm64 --cpu 'max;x' --job /dev/null
 expect 1 "MGLRU must be 0 or 1, not 'yes'" "run.sh: a bad MGLRU is refused" -- \
 	env RUN=true MGLRU=yes "$S/run.sh" arm64 0 64 1 10
 expect 2 "exclude each other" "boot.sh: --job with --shell is refused" -- \
