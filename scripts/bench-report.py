@@ -327,7 +327,7 @@ GRAPHS = (
      "live regions in the process", "ns per call (p50)", "xy",
      "Unpin and pin of one of R regions"),
     ("app_hit", APP, APP, ("hit_rate",), "swap (MiB of zram; 0 = none)",
-     "hit rate", "", "Android regime: the apps' cache hit rate"),
+     "hit rate", "", "Android regime: cache hit rate of the apps"),
     ("app_launch", APP, APP, ("launch_ms_p50", "launch_ms_max"),
      "swap (MiB of zram; 0 = none)", "launch latency, ms (log)", "y",
      "Android regime: latency of the app switched to"),
@@ -413,7 +413,8 @@ def plot(d):
                             f"ps 2 lc {CACHE_BACKENDS.index(b) + 1} "
                             + ("title 'OOM-killed (most runs)'" if i == 0
                                else "notitle"))
-        script = [f"set title '{title} ({where})' noenhanced",
+        label = f"{title} ({where})".replace("'", "''")
+        script = [f"set title '{label}' noenhanced",
                   f"set xlabel '{xl}'",
                   f"set ylabel '{yl}'", "set key outside right",
                   "set grid"]

@@ -21,18 +21,42 @@ static int total_of(const char *buf, const char *kind, uint64_t *v)
 	return 0;
 }
 
-int psi_totals(const char *path, uint64_t *some, uint64_t *full)
+static int read_pressure(const char *path, char *buf, size_t size)
 {
-	char buf[512];
 	FILE *f = fopen(path, "re");
 	size_t n;
 
 	if (!f)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	if (total_of(buf, "some ", some) || total_of(buf, "full ", full))
+	return 0;
+}
+
+int psi_totals(const char *path, uint64_t *some, uint64_t *full)
+{
+	char buf[512];
+
+	if (read_pressure(path, buf, sizeof(buf)) ||
+	    total_of(buf, "some ", some) || total_of(buf, "full ", full))
 		return -1;
+	return 0;
+}
+
+int psi_avg10(const char *path, const char *kind, double *avg10)
+{
+	char buf[512];
+	const char *p;
+
+	if (read_pressure(path, buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, kind);
+	if (p)
+		p = strstr(p, "avg10=");
+	if (!p || sscanf(p, "avg10=%lf", avg10) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
 	return 0;
 }

@@ -16,5 +16,7 @@
  * errno set (EINVAL when the file does not read as a pressure file).
  */
 int psi_totals(const char *path, uint64_t *some, uint64_t *full);
+/* The avg10 of the "some" or "full" (@kind) line of @path; -1 and errno. */
+int psi_avg10(const char *path, const char *kind, double *avg10);
 
 #endif /* LAB_PSI_H */

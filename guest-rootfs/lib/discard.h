@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Discardable regions in userspace, the model Android and Chromium use
+ * instead of kernel unpinning: a region is a memfd whose first page is a
+ * header shared by its owner and a purge manager process; the header's
+ * state is changed only by compare-and-swap, so that a lock and a purge
+ * of the same region never both succeed.  The manager receives region
+ * fds over a unix socket (SCM_RIGHTS), keeps them in least-recently-used
+ * order by the header's last-use time, and on memory pressure (a PSI
+ * trigger) purges unlocked regions oldest first with
+ * fallocate(PUNCH_HOLE), or, in the trim model, tells its clients to
+ * drop their own caches.
+ */
+#ifndef LAB_DISCARD_H
+#define LAB_DISCARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DM_MAGIC 0x31435344u	/* "DSC1" */
+
+enum dm_state {
+	DM_UNLOCKED,	/* purgeable */
+	DM_LOCKED,	/* in use by its owner */
+	DM_PURGING,	/* the manager punches the hole */
+	DM_PURGED,	/* data gone; the owner's next lock says so */
+};
+
+struct dm_header {
+	uint32_t magic;
+	uint32_t state;		/* enum dm_state, __atomic only */
+	uint64_t last_use_ns;	/* CLOCK_MONOTONIC of the last unlock */
+	uint64_t data_len;	/* bytes after the header page */
+};
+
+/* A region as its owner sees it. */
+struct dm_region {
+	int fd;
+	struct dm_header *hdr;	/* the first page */
+	char *data;		/* @data_len bytes after it */
+	size_t data_len;
+};
+
+/*
+ * A new region of @len bytes (a page multiple), locked; 0, or -1 and
+ * errno.
+ */
+int dm_create(struct dm_region *r, size_t len);
+void dm_destroy(struct dm_region *r);
+/*
+ * Lock the region for use: 0 when its data is intact, 1 when the
+ * manager purged it (the pages read as zeros: refill them); -1 and
+ * EBUSY if it is already locked, EINVAL on a bad header.
+ */
+int dm_lock(struct dm_region *r);
+/* Unlock after use: the region becomes purgeable, its use recorded. */
+void dm_unlock(struct dm_region *r);
+/*
+ * Purge the @data_len bytes after the header page of file @fd if the
+ * region, headed by @hdr, is unlocked: 1 if purged, 0 if locked or
+ * already purged, -1 and errno on failure (the state is restored to
+ * unlocked).  The manager's half of the protocol; @data_len is the one
+ * the manager checked when it took the region, not the header's now.
+ */
+int dm_purge(int fd, struct dm_header *hdr, size_t data_len);
+/*
+ * Check a header received from a client against the file it heads:
+ * 0, or -1 with errno EBADMSG (bad magic or state) or EFBIG (data_len
+ * does not fit the file).
+ */
+int dm_header_check(int fd, const struct dm_header *hdr);
+
+/* The manager. */
+enum dm_policy {
+	DM_PURGE,	/* purge unlocked regions oldest first itself */
+	DM_TRIM,	/* send each client a level; clients drop caches */
+};
+
+enum dm_level {
+	DM_LEVEL_MODERATE = 'M',	/* drop half of what is unlocked */
+	DM_LEVEL_CRITICAL = 'C',	/* drop everything unlocked */
+};
+
+struct dm_config {
+	enum dm_policy policy;
+	/* A trigger on /proc/pressure/memory, e.g. "some 50000 1000000";
+	 * NULL: none (purges only on request, for the tests).
+	 */
+	const char *trigger;
+	/* DM_PURGE: at most this much purged per event (0: everything). */
+	size_t budget_bytes;
+	/* DM_TRIM: critical when "full" avg10 reaches this, else moderate. */
+	double critical_full_avg10;
+};
+
+struct dm_stats {
+	long clients, regions, malformed, events, purge_runs, purged_regions;
+	long trims_sent, dead_clients;
+	uint64_t purged_bytes;
+	uint64_t purge_ns_total, purge_ns_max;	/* event to end of purge */
+};
+
+/*
+ * Serve on the listening unix socket @listen_fd until a byte arrives on
+ * @stop_fd: clients connect and send region fds (one per message);
+ * a client's regions are closed when its socket closes.  A byte on
+ * @purge_fd purges every unlocked region at once (for the tests).
+ * Statistics are written to @stats (may be shared memory) as they
+ * change.  0, or -1 and errno if the trigger cannot be set up.
+ */
+int dm_serve(int listen_fd, int stop_fd, int purge_fd,
+	     const struct dm_config *cfg, struct dm_stats *stats);
+
+#endif /* LAB_DISCARD_H */
