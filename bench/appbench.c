@@ -21,6 +21,19 @@
  * killer (pinned, memfd: Android's libcutils today).  An app the OOM
  * killer took is started again, cold, when it is next switched to.
  *
+ * Two more backends are Android's and Chromium's userspace model, with a
+ * purge manager process (guest-rootfs/lib/discard.c) serving the apps:
+ *   upsi-<T>ms  regions are memfds with a shared header, registered with
+ *               the manager over a unix socket; on a PSI trigger "some
+ *               T000 1000000" on /proc/pressure/memory (T ms of stall in
+ *               a 1 s window) it purges unlocked regions, least recently
+ *               used first, MGR_BUDGET_MIB per event;
+ *   utrim       the manager sends each app a level on the same trigger
+ *               (T = 50 ms): critical when "full" avg10 >= 10 %, else
+ *               moderate; the app drops the least recently used half of
+ *               its unlocked objects (moderate) or all of them (critical)
+ *               by punching their holes itself.
+ *
  *   appbench_<lib> --backend B --apps N --cache-mib C --object-kib S
  *        --fg-mib G --free-mib F --switches W --ops O [--launch L]
  *        [--seed X] [--rep R] [--csv FILE]
@@ -31,7 +44,10 @@
  * oom_kills_fg (who the OOM killer took), psi_some_pct and psi_full_pct
  * (share of the run some/all tasks stalled on memory, from
  * /proc/pressure/memory), decode_ms_mean (the cost of one miss),
- * session_s (the foreground's total time), purges, verify_failures.
+ * session_s (the foreground's total time), purges, verify_failures; for
+ * the userspace backends also mgr_cpu_ms (the manager's own CPU time),
+ * mgr_events, mgr_purged_mib, mgr_purge_ms_mean and _max (trigger to
+ * the end of its purge), trims.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,7 +57,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -49,6 +68,8 @@
 #include "backend.h"
 #include "bench.h"
 #include "cgroup.h"
+#include "discard.h"
+#include "fdpass.h"
 #include "proc.h"
 #include "psi.h"
 #include "zipf.h"
@@ -58,10 +79,22 @@
 #define ZIPF_S 0.9
 #define ADJ_FOREGROUND 0
 #define ADJ_CACHED 900
+#define MGR_SOCK "/tmp/lab-appbench.sock"
+#define MGR_BUDGET_MIB 8
+#define TRIM_TRIGGER_MS 50
+#define TRIM_CRITICAL_FULL 10.0
 
 static const char *prog = "appbench";
 
+enum model {
+	MODEL_KERNEL,		/* a backend of backend.h */
+	MODEL_UPSI,		/* userspace manager purges on PSI */
+	MODEL_UTRIM,		/* userspace manager sends trim levels */
+};
+
 struct params {
+	enum model model;
+	long trigger_ms;
 	enum backend backend;
 	long apps, objects, fg_mib, free_mib, switches, ops, launch;
 	size_t object_size;
@@ -90,7 +123,7 @@ struct app {
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--seed X] [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim",
 		    prog, BACKEND_NAMES);
 }
 
@@ -152,9 +185,86 @@ struct cache {
 	const struct params *p;
 	const struct images *im;
 	struct region *regions;
+	struct dm_region *dm;	/* the userspace models' regions */
 	bool *present;
+	uint64_t *last_use;	/* utrim: which objects to drop first */
+	uint64_t clock;
+	int mgr;		/* socket to the manager, or -1 */
 	struct app_stats *st;
 };
+
+/* Use object @k through the userspace model: lock, verify or decode. */
+static void dm_access(struct cache *c, long k)
+{
+	struct dm_region *r = &c->dm[k];
+	size_t len = c->p->object_size;
+	int ret = 3;		/* 3: new, 2: dropped by the app, 1: purged */
+
+	if (!c->present[k] && !r->hdr) {
+		if (dm_create(r, len))
+			die("%s: cannot create object %ld: %m", prog, k);
+		if (c->p->model == MODEL_UPSI && fd_send(c->mgr, r->fd))
+			die("%s: cannot hand object %ld over: %m", prog, k);
+	} else {
+		ret = dm_lock(r);
+		if (ret < 0)
+			die("%s: lock: %m", prog);
+		/* An object the app dropped itself is a miss, not a purge. */
+		if (!c->present[k])
+			ret = 2;
+	}
+	c->present[k] = true;
+	c->last_use[k] = ++c->clock;
+	if (ret == 0) {
+		c->st->hits++;
+		if (memcmp(r->data, c->im->ref[k % BLOBS], len))
+			c->st->verify_failures++;
+	} else {
+		c->st->misses++;
+		c->st->purges += ret == 1;
+		decode(c->im, k, r->data, len, c->st);
+	}
+	dm_unlock(r);
+}
+
+static int by_use(const void *a, const void *b, void *arg)
+{
+	const uint64_t *use = arg;
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return use[x] < use[y] ? -1 : use[x] > use[y];
+}
+
+/* utrim: act on the levels the manager sent, if any. */
+static void trim_check(struct cache *c)
+{
+	long *idx, n = 0, i, drop;
+	char level = 0, byte;
+
+	while (recv(c->mgr, &byte, 1, MSG_DONTWAIT) == 1)
+		if (!level || byte == DM_LEVEL_CRITICAL)
+			level = byte;
+	if (!level)
+		return;
+	idx = malloc(c->p->objects * sizeof(*idx));
+	if (!idx)
+		die("%s: out of memory", prog);
+	for (i = 0; i < c->p->objects; i++)
+		if (c->present[i])
+			idx[n++] = i;
+	qsort_r(idx, n, sizeof(*idx), by_use, c->last_use);
+	drop = level == DM_LEVEL_CRITICAL ? n : n / 2;
+	for (i = 0; i < drop; i++) {
+		struct dm_region *r = &c->dm[idx[i]];
+
+		/* Unlocked (every object is, between accesses): punch it. */
+		if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE |
+			      FALLOC_FL_KEEP_SIZE, page_size, r->data_len))
+			die("%s: trim: %m", prog);
+		c->present[idx[i]] = false;
+	}
+	free(idx);
+}
 
 /* Use object @k: pin it, verify or decode it, unpin it. */
 static void cache_access(struct cache *c, long k)
@@ -162,6 +272,13 @@ static void cache_access(struct cache *c, long k)
 	struct region *r = &c->regions[k];
 	size_t len = c->p->object_size;
 	bool hit = false;
+
+	if (c->p->model == MODEL_UTRIM)
+		trim_check(c);
+	if (c->p->model != MODEL_KERNEL) {
+		dm_access(c, k);
+		return;
+	}
 
 	if (!c->present[k]) {
 		if (region_create(r, c->p->backend, len))
@@ -225,16 +342,27 @@ static void app_main(const struct params *p, const struct images *im,
 		     struct app_stats *st, int index, int cmd, int reply)
 {
 	struct cache c = {
-		.p = p, .im = im, .st = st,
+		.p = p, .im = im, .st = st, .mgr = -1,
 		.regions = calloc(p->objects, sizeof(*c.regions)),
+		.dm = calloc(p->objects, sizeof(*c.dm)),
 		.present = calloc(p->objects, sizeof(*c.present)),
+		.last_use = calloc(p->objects, sizeof(*c.last_use)),
 	};
 	double *cdf = zipf_cdf(p->objects, ZIPF_S);
 	uint64_t rng = (p->seed + index) * 2 + 1;
 	char op;
 
-	if (!c.regions || !c.present)
+	if (!c.regions || !c.dm || !c.present || !c.last_use)
 		_exit(3);
+	if (p->model != MODEL_KERNEL) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+
+		strcpy(a.sun_path, MGR_SOCK);
+		c.mgr = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (c.mgr < 0 ||
+		    connect(c.mgr, (struct sockaddr *)&a, sizeof(a)))
+			_exit(5);
+	}
 	while (read(cmd, &op, 1) == 1) {
 		session(&c, cdf, &rng);
 		if (write(reply, "D", 1) != 1)
@@ -348,8 +476,67 @@ struct outcome {
 	uint64_t session_ns;
 };
 
+struct mgr {
+	pid_t pid;
+	int stop;
+	struct dm_stats *st;	/* shared */
+};
+
+/* The purge manager, in cgroup lab-bench/manager, protected as lmkd is. */
+static void mgr_start(const struct params *p, struct mgr *m)
+{
+	static char trigger[64];
+	struct dm_config cfg = {
+		.policy = p->model == MODEL_UTRIM ? DM_TRIM : DM_PURGE,
+		.trigger = trigger,
+		.budget_bytes = MGR_BUDGET_MIB * MIB,
+		.critical_full_avg10 = TRIM_CRITICAL_FULL,
+	};
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char cg[CG_PATH_MAX];
+	int ls, stop[2], never[2];
+
+	snprintf(trigger, sizeof(trigger), "some %ld 1000000",
+		 p->trigger_ms * 1000);
+	strcpy(a.sun_path, MGR_SOCK);
+	unlink(MGR_SOCK);
+	ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(ls, MAX_APPS) || pipe(stop) || pipe(never) ||
+	    cg_create("lab-bench/manager", cg, sizeof(cg)))
+		die("%s: cannot set up the purge manager: %m", prog);
+	m->pid = fork();
+	if (m->pid < 0)
+		die("%s: fork: %m", prog);
+	if (m->pid == 0) {
+		close(stop[1]);
+		close(never[1]);
+		if (cg_enter(cg) || set_oom_score_adj(-1000))
+			_exit(2);
+		_exit(dm_serve(ls, stop[0], never[0], &cfg, m->st) ? 3 : 0);
+	}
+	close(ls);
+	close(stop[0]);
+	close(never[0]);
+	m->stop = stop[1];
+}
+
+static void mgr_stop(struct mgr *m)
+{
+	int status;
+
+	if (write(m->stop, "s", 1) != 1)
+		die("%s: cannot stop the manager: %m", prog);
+	waitpid(m->pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die("%s: the purge manager failed (status 0x%x)", prog,
+		    status);
+	close(m->stop);
+	unlink(MGR_SOCK);
+}
+
 static void run(const struct params *p, struct app_stats *stats,
-		struct outcome *o)
+		struct outcome *o, struct mgr *mgr)
 {
 	struct images im;
 	struct app apps[MAX_APPS] = { 0 };
@@ -372,6 +559,8 @@ static void run(const struct params *p, struct app_stats *stats,
 	 * MemAvailable, not MemFree: the free pages below the zones' high
 	 * watermarks (tens of MiB with THP) are not the apps' to take.
 	 */
+	if (p->model != MODEL_KERNEL)
+		mgr_start(p, mgr);
 	free_mib = meminfo_kb("MemAvailable") / 1024;
 	ballast_mib = free_mib - p->free_mib;
 	if (ballast_mib < 0)
@@ -421,6 +610,8 @@ static void run(const struct params *p, struct app_stats *stats,
 	}
 	kill(ballast, SIGKILL);
 	waitpid(ballast, NULL, 0);
+	if (p->model != MODEL_KERNEL)
+		mgr_stop(mgr);
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
 }
@@ -448,6 +639,7 @@ int main(int argc, char **argv)
 	uint64_t some0, full0, some1, full1, t0, wall;
 	struct app_stats *stats, sum = { 0 };
 	struct outcome o = { 0 };
+	struct mgr mgr = { 0 };
 	char param[32];
 	struct csv csv;
 	int opt;
@@ -504,8 +696,26 @@ int main(int argc, char **argv)
 	if (p.object_size % page_size || p.object_size > (size_t)cache_mib * MIB)
 		usage_error(prog, "--object-kib must be a multiple of the page size and at most --cache-mib");
 	p.objects = cache_mib * MIB / p.object_size;
-	p.backend = backend_parse(prog, backend);
+	if (!strncmp(backend, "upsi-", 5)) {
+		char *end;
 
+		p.model = MODEL_UPSI;
+		p.trigger_ms = strtol(backend + 5, &end, 10);
+		if (strcmp(end, "ms") || p.trigger_ms < 1 ||
+		    p.trigger_ms > 1000)
+			usage_error(prog, "backend '%s': upsi-<1..1000>ms", backend);
+	} else if (!strcmp(backend, "utrim")) {
+		p.model = MODEL_UTRIM;
+		p.trigger_ms = TRIM_TRIGGER_MS;
+	} else {
+		p.backend = backend_parse(prog, backend);
+	}
+
+	mgr.st = mmap(NULL, sizeof(*mgr.st), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (mgr.st == MAP_FAILED)
+		die("%s: mmap: %m", prog);
+	memset(mgr.st, 0, sizeof(*mgr.st));
 	stats = mmap(NULL, MAX_APPS * sizeof(*stats), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (stats == MAP_FAILED)
@@ -516,7 +726,7 @@ int main(int argc, char **argv)
 		die("%s: oom_score_adj: %m", prog);
 	psi_memory(&some0, &full0);
 	t0 = now_ns();
-	run(&p, stats, &o);
+	run(&p, stats, &o, &mgr);
 	wall = now_ns() - t0;
 	psi_memory(&some1, &full1);
 
@@ -557,6 +767,22 @@ int main(int argc, char **argv)
 	csv_row(&csv, param, "purges", "count", sum.purges);
 	csv_row(&csv, param, "verify_failures", "count",
 		sum.verify_failures);
+	if (p.model != MODEL_KERNEL) {
+		struct dm_stats *m = mgr.st;
+
+		csv_row(&csv, param, "mgr_cpu_ms", "ms", m->cpu_ns / 1e6);
+		csv_row(&csv, param, "mgr_events", "count", m->events);
+		csv_row(&csv, param, "mgr_purged_mib", "MiB",
+			(double)m->purged_bytes / MIB);
+		if (m->purge_runs) {
+			csv_row(&csv, param, "mgr_purge_ms_mean", "ms",
+				m->purge_ns_total / 1e6 / m->purge_runs);
+			csv_row(&csv, param, "mgr_purge_ms_max", "ms",
+				m->purge_ns_max / 1e6);
+		}
+		csv_row(&csv, param, "trims", "count", m->trims_sent);
+		csv_row(&csv, param, "mgr_malformed", "count", m->malformed);
+	}
 	samples_free(&o.launch_ms);
 	return csv_close(&csv) ? 1 : 0;
 }

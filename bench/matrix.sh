@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-matrix quick|full|cpumax OUTDIR: run the whole comparison inside
-# one guest boot (installed as /opt/lab/bin/bench-matrix); cpumax: only
-# the points where the CPU model matters (madvfree's compare-and-swap on
-# pin, which faults without a hardware dirty bit), for a second boot
-# with another -cpu.  Every point runs
+# bench-matrix quick|full|cpumax|rust OUTDIR: run the whole comparison
+# inside one guest boot (installed as /opt/lab/bin/bench-matrix); cpumax:
+# only the points where the CPU model matters (madvfree's compare-and-swap
+# on pin, which faults without a hardware dirty bit), for a second boot
+# with another -cpu; rust: ashmem's points again, for a boot with
+# ashmem.rust_mode=1 (android16's shrinker).  Every point runs
 # once per backend and repetition, the backends of each in a random order
 # (seeded: the plan is the same at every run, and written to
 # OUTDIR/plan.txt); rows go to OUTDIR/<family>.csv; progress goes to
@@ -14,13 +15,13 @@ set -eu
 
 usage()
 {
-	echo "usage: bench-matrix quick|full|cpumax OUTDIR" >&2
+	echo "usage: bench-matrix quick|full|cpumax|rust OUTDIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
 mode=$1 out=$2
 case "$mode" in
-quick|full|cpumax) ;;
+quick|full|cpumax|rust) ;;
 *) usage ;;
 esac
 bin=/opt/lab/bin
@@ -62,22 +63,25 @@ else
 	# Descending and random fragment orders, at fewer points.
 	order_fragments="16 256 4096"
 	purge_sizes="16 64 256"
-	# 3000 operations (5000 until series 26c27ed9b1): ten repetitions
-	# must fit in the hour make bench has.
-	cache_args="--objects 256 --object-kib 256 --ops 3000"
+	# 2000 operations (5000 until series 26c27ed9b1, then 3000): ten
+	# repetitions of everything must fit in the hour make bench has.
+	cache_args="--objects 256 --object-kib 256 --ops 2000"
 	cache_limits="24 48 96"
 	shares="64:64 16:1024"
 	# Android's regime (appbench): 4 apps of 16 MiB of images, a
 	# foreground that grows by 24 MiB, 48 MiB for them all: some 20 MiB
 	# must give way once every app has run.
-	app_args="--apps 4 --cache-mib 16 --object-kib 256 --fg-mib 24 --free-mib 48 --switches 8 --ops 80"
+	app_args="--apps 4 --cache-mib 16 --object-kib 256 --fg-mib 24 --free-mib 48 --switches 6 --ops 60"
 	swaps="none zram"
 	workers="1 2 4"
 	region_counts="16 256 4096"
 fi
 # Android's regime runs without swap and with zram swap (set up and torn
-# down by the plan's @swap lines), the backends Android has had or might.
+# down by the plan's @swap lines), the backends Android has had or might;
+# the userspace purge manager (three PSI trigger thresholds) and the trim
+# model run without swap only (the hour has no room for both).
 app_backends="pinned memfd ashmem madvfree volatile"
+user_backends="upsi-10ms upsi-50ms upsi-150ms utrim"
 # Concurrency: the backends whose pin and unpin are system calls, and
 # memfd (no call) as the floor.
 con_backends="ashmem volatile anon madvfree memfd"
@@ -135,7 +139,21 @@ while [ "$mode" = cpumax ] && [ $rep -le $reps ]; do
 	done
 	rep=$((rep + 1))
 done
-[ "$mode" != cpumax ] || rep=$((reps + 1))
+while [ "$mode" = rust ] && [ $rep -le $reps ]; do
+	echo "app appbench ashmem $app_args --rep $rep" >> "$plan"
+	for m in rootreclaim purgeall global; do
+		echo "purge purgebench ashmem --mode $m --mib 64 --rep $rep" >> "$plan"
+	done
+	for kind in threads procs; do
+		for n in $workers; do
+			echo "concurrency conbench ashmem --workers $n --kind $kind --iters 1000 --rep $rep" >> "$plan"
+		done
+	done
+	rep=$((rep + 1))
+done
+case "$mode" in
+cpumax|rust) rep=$((reps + 1)) ;;
+esac
 while [ $rep -le $reps ]; do
 	for size in $sizes; do
 		case "$size" in
@@ -199,7 +217,9 @@ while [ $rep -le $reps ]; do
 	for swap in $swaps; do
 		echo "@swap - $swap" >> "$plan"
 		seq=$((seq + 1))
-		for b in $(ordered $seq "$app_backends"); do
+		these=$app_backends
+		[ "$swap" = none ] && these="$these $user_backends"
+		for b in $(ordered $seq "$these"); do
 			echo "app appbench $b $app_args --rep $rep" >> "$plan"
 		done
 	done

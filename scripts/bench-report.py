@@ -37,6 +37,12 @@ SHARE_BACKENDS = ("ashmem", "volatile", "memfd")
 # guest's CONFIG_PSI; older runs have neither.
 APP = "app"
 APP_BACKENDS = ("pinned", "memfd", "ashmem", "madvfree", "volatile")
+# Android's and Chromium's userspace model (issue 17): a purge manager on
+# a PSI trigger of 10, 50 or 150 ms of stall per second, and the trim
+# model; run without swap only.
+USER_BACKENDS = ("upsi-10ms", "upsi-50ms", "upsi-150ms", "utrim")
+# Every backend a graph may draw, in the order of their colours.
+PLOT_BACKENDS = CACHE_BACKENDS + USER_BACKENDS
 CONC = "concurrency"
 CONC_BACKENDS = ("ashmem", "volatile", "anon", "madvfree", "memfd")
 # Benchmarks measured for some backends only.
@@ -197,12 +203,14 @@ def check(d):
                             for r in data[SHARE]),
            f"shared regions: the consumer found every region intact or "
            f"reported purged ({bad:g} bad)")
-    for fam, want in ((APP, APP_BACKENDS), (CONC, CONC_BACKENDS)):
+    for fam, want in ((APP, APP_BACKENDS + USER_BACKENDS),
+                      (CONC, CONC_BACKENDS)):
         t = Table(data[fam])
         benches = sorted({r["bench"] for r in data[fam]})
         missing = [f"{b}:{x}={p:g}" for b in benches for x in want
                    for p in t.params(b)
-                   if not t.all(b, x, p, t_metric(fam))]
+                   if not t.all(b, x, p, t_metric(fam))
+                   and not (x in USER_BACKENDS and p != 0)]
         result(benches and not missing,
                f"{fam}.csv: every backend at every point "
                f"({', '.join(benches) or 'none'})"
@@ -350,7 +358,7 @@ def plot(d):
     for name, fam, bench, metrics, xl, yl, logs, title in GRAPHS:
         t = Table(data[fam])
         xs = t.params(bench)
-        backends = [b for b in CACHE_BACKENDS if b in t.backends(bench)]
+        backends = [b for b in PLOT_BACKENDS if b in t.backends(bench)]
         # Benchmarks older runs do not have are left out of their graphs.
         if (not xs or not backends) and (
                 fam in OPTIONAL_FAMILIES or
@@ -391,7 +399,7 @@ def plot(d):
         col = 2
         for b in backends:
             # One colour per backend in every graph, one dash per metric.
-            color = CACHE_BACKENDS.index(b) + 1
+            color = PLOT_BACKENDS.index(b) + 1
             for dash, m in enumerate(metrics, 1):
                 label = b if len(metrics) == 1 else \
                     f"{b} {m.rsplit('_', 1)[-1]}"
@@ -410,7 +418,7 @@ def plot(d):
         if oom:
             for i, b in enumerate(backends):
                 cols.append(f"'{dat}' using 1:{col + i} with points pt 2 "
-                            f"ps 2 lc {CACHE_BACKENDS.index(b) + 1} "
+                            f"ps 2 lc {PLOT_BACKENDS.index(b) + 1} "
                             + ("title 'OOM-killed (most runs)'" if i == 0
                                else "notitle"))
         label = f"{title} ({where})".replace("'", "''")
@@ -956,6 +964,7 @@ def report_arch(arch, d, meta, data, out):
     report_app(arch, data[APP], w)
     report_conc(arch, data[CONC], w)
     report_cpu(arch, d, meta, pin, cache, w)
+    report_rust(arch, d, data, w)
     appendix(arch, head_rows, w)
 
 
@@ -1139,7 +1148,9 @@ def report_app(arch, rows, w):
     w("|---|---|---|---|---|---|---|---|---|---|")
     for x in t.params(APP):
         swap = "none" if x == 0 else f"zram {x:g} MiB"
-        for b in APP_BACKENDS:
+        for b in APP_BACKENDS + USER_BACKENDS:
+            if not t.all(APP, b, x, "hit_rate"):
+                continue
             rep = t.median_run(APP, b, x, "launch_ms_p50")
             g = lambda m: t.get(APP, b, x, m)
             at = lambda m: t.at(APP, b, x, m, rep) if rep else None
@@ -1168,6 +1179,46 @@ def report_app(arch, rows, w):
                 for a, c in (("volatile", "ashmem"), ("volatile", "memfd"),
                              ("ashmem", "memfd"),
                              ("volatile", "madvfree"))) + " |")
+    w("")
+    report_user(t, w)
+
+
+def report_user(t, w):
+    """The userspace model's rows (issue 17), when the run has them."""
+    users = [b for b in USER_BACKENDS if t.all(APP, b, 0, "hit_rate")]
+    if not users:
+        return
+    w("The userspace model (Android's and Chromium's answer): memfd "
+      "regions with a shared header, handed to a purge manager process "
+      "over a unix socket. upsi-T: the manager's PSI trigger is \"some "
+      "T ms in a 1 s window\" on /proc/pressure/memory, and on each event "
+      "it purges unlocked regions, least recently used first, 8 MiB at "
+      "most; utrim: on the 50 ms trigger it sends each app a level "
+      "(critical when full avg10 >= 10 %, else moderate) and the app "
+      "drops the least recently used half (all, if critical) of its "
+      "unlocked objects itself. Without swap. Manager columns: medians "
+      "over the runs.\n")
+    w("| backend | events | purged (MiB) | event to freed, mean / max "
+      "(ms) | trims sent | manager CPU (ms) |")
+    w("|---|---|---|---|---|---|")
+    for b in users:
+        g = lambda m: t.get(APP, b, 0, m)
+        w(f"| {b} | {fmt(g('mgr_events'))} | {fmt(g('mgr_purged_mib'))} | "
+          f"{fmt(g('mgr_purge_ms_mean'))} / {fmt(g('mgr_purge_ms_max'))} | "
+          f"{fmt(g('trims'))} | {fmt(g('mgr_cpu_ms'))} |")
+    w("")
+    w("Kernel against userspace, without swap: ratios of medians [95% "
+      "bootstrap interval].\n")
+    w("| measure | " + " | ".join(f"volatile / {b}" for b in users) +
+      " | " + " | ".join(f"ashmem / {b}" for b in users) + " |")
+    w("|---" * (1 + 2 * len(users)) + "|")
+    for m, what in (("hit_rate", "hit rate"),
+                    ("launch_ms_p50", "launch p50"),
+                    ("session_s", "foreground time"),
+                    ("psi_some_pct", "PSI some")):
+        w(f"| {what} | " + " | ".join(
+            fmt_ratio(t.all(APP, k, 0, m), t.all(APP, b, 0, m))
+            for k in ("volatile", "ashmem") for b in users) + " |")
     w("")
 
 
@@ -1246,6 +1297,60 @@ def report_cpu(arch, d, meta, pin, cache, w):
                       f"{fmt(median(a))} | {fmt(median(m))} | "
                       f"{fmt_ratio(a, m)} |")
     w("")
+
+
+def load_sub(d, name, fam):
+    """Rows of @fam.csv in the extra boot's directory @d/@name, or []."""
+    path = os.path.join(d, name, fam + ".csv")
+    return read_csv(path)[1] if os.path.exists(path) else []
+
+
+def report_rust(arch, d, data, w):
+    """ashmem's points in the Rust mode (ashmem-rust/), if run."""
+    app2 = Table(load_sub(d, "ashmem-rust", APP))
+    purge2 = Table(load_sub(d, "ashmem-rust", "purge"))
+    conc2 = Table(load_sub(d, "ashmem-rust", CONC))
+    if not app2.by_rep and not purge2.by_rep:
+        return
+    app, purge, conc = Table(data[APP]), Table(data["purge"]), \
+        Table(data[CONC])
+    w("### 8. Android's newest ashmem: the Rust mode\n")
+    w("ashmem's points again in another boot of the same kernel with "
+      "`ashmem.rust_mode=1` (kernel patch 16): the shrinker keeps the "
+      "global mutex while it punches the hole and stops after the range "
+      "in hand when a PIN waits for the mutex, as android16-6.12's Rust "
+      "ashmem does. C is the main run's ashmem. Medians over "
+      "repetitions; ratio Rust / C [95% CI].\n")
+    w("| measure | C | Rust | Rust / C |")
+    w("|---|---|---|---|")
+    rows = [("app", app, app2, APP, 0, "hit_rate", "Android regime, hit rate"),
+            ("app", app, app2, APP, 0, "launch_ms_p50",
+             "Android regime, launch p50 (ms)"),
+            ("app", app, app2, APP, 0, "psi_some_pct",
+             "Android regime, PSI some (%)")]
+    for bench, what in (("purge_rootreclaim", "root memory.reclaim, MiB/s"),
+                        ("purge_purgeall", "PURGE_ALL_CACHES, MiB/s")):
+        rows.append(("purge", purge, purge2, bench, 64, "purge_mib_per_s",
+                     f"{what}, 64 MiB"))
+    rows += [("purge", purge, purge2, "purge_global", 64, "stall_ms_p99",
+              "global pressure, stall p99 (ms), 64 MiB"),
+             ("purge", purge, purge2, "purge_global", 64, "overpurge",
+              "global pressure, over-purge, 64 MiB")]
+    for bench in ("concurrency_threads", "concurrency_procs"):
+        for x in conc2.params(bench):
+            rows.append(("conc", conc, conc2, bench, x, "pairs_per_s",
+                         f"{bench}, {x:g} workers, pairs/s"))
+    for _, t1, t2, bench, x, metric, what in rows:
+        c, r = t1.all(bench, "ashmem", x, metric), \
+            t2.all(bench, "ashmem", x, metric)
+        if not r:
+            continue
+        w(f"| {what} | {fmt(median(c))} | {fmt(median(r))} | "
+          f"{fmt_ratio(r, c)} |")
+    runs, bg, fg = app_kills(app2, "ashmem", 0)
+    w("")
+    w(f"OOM kills in the Android regime, Rust mode: runs with a kill "
+      f"{runs} ({bg:g} background, {fg:g} foreground).\n")
 
 
 def nz(v, scale):
@@ -1353,6 +1458,23 @@ def answer(arch, data, w):
           f"{verdict(pp('volatile'), pp('ashmem'), 'slower than', 'faster than')}"
           " ashmem's.")
     w("")
+    users = [b for b in USER_BACKENDS if app.all(APP, b, 0, "hit_rate")]
+    if users:
+        w("**Does kernel-driven purging beat Android's userspace model?**\n")
+        h = lambda b: app.all(APP, b, 0, "hit_rate")
+        lat = lambda b: app.all(APP, b, 0, "launch_ms_p50")
+        for b in users:
+            runs, bg, fg = app_kills(app, b, 0)
+            w(f"- Against {b} (section 5, without swap): volatile's hit "
+              f"rate is {verdict(h('volatile'), h(b), 'above', 'below')} "
+              f"its ({fmt_ratio(h('volatile'), h(b))}x), volatile's "
+              f"launch p50 "
+              f"{verdict(lat('volatile'), lat(b), 'longer than', 'shorter than')}"
+              f" its ({fmt_ratio(lat('volatile'), lat(b))}x); {b} had "
+              f"OOM kills in {runs} runs and its manager spent "
+              f"{fmt(app.get(APP, b, 0, 'mgr_cpu_ms'))} ms of CPU "
+              "(median).")
+        w("")
     w("**What these runs do not answer**\n")
     w("- Hardware: every number is from an emulated CPU (TCG); ratios "
       "between backends, not absolute times, carry over, and even those "
@@ -1361,10 +1483,10 @@ def answer(arch, data, w):
     w("- Real apps: the access traces are synthetic (Zipf, seeded), the "
       "images synthetic, the app count and sizes scaled to a 1 GiB "
       "guest; no recorded trace of a real device was replayed.")
-    w("- Android's own answer to pressure: there is no lmkd and no "
-      "userspace purge manager here yet (issue 17): the comparison is "
-      "with the kernel's OOM killer, not with Android's current "
-      "userspace model.")
+    w("- Android's own killer: there is no lmkd here; the kernel's OOM "
+      "killer takes apps when nothing else gives way. The userspace "
+      "model's manager purges on PSI (or sends trim levels) but kills "
+      "nothing, and its trigger settings are three of many.")
     w("")
 
 
@@ -1412,8 +1534,9 @@ def report(out_path, dirs):
       "not those of hardware, and system calls and page faults are "
       "slowed differently from plain loads and stores. Compare "
       "backends within one table (ratios), not with other machines.")
-    w("- Guest RAM is small (see the setup tables) and there is no swap; "
-      "the cgroup limits are scaled to it.")
+    w("- Guest RAM is small (see the setup tables); the cgroup limits "
+      "and the Android regime's app sizes are scaled to it. There is no "
+      "swap except in the Android regime's zram rows (section 5).")
     w("- ashmem's shrinker is not memcg-aware (faithfully to Android): "
       "`memory.reclaim` and `memory.max` of a child cgroup never purge "
       "it, so its purge throughput there is 0 and a limit below its data "

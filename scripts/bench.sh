@@ -49,30 +49,46 @@ done
 	log "the benchmark run failed (status $status); checking what it left"
 }
 
-# arm64's headline CPU is cortex-a72 (a common Android core, without the
-# hardware dirty bit FEAT_HAFDBS); the points where that matters run
-# again on -cpu max, which has it, into cpu-max/.
-if [ "$mode" = full ] && [ "$arch" = arm64 ]; then
-	cpu_dir=$LAB_BUILD/runs/bench-$arch-cpumax
-	mkdir -p "$cpu_dir"
+# extra_boot NAME MATRIX_MODE BOOT_ARGS...: another boot of the same
+# kernel running bench-matrix MATRIX_MODE; its CSV go to $new/NAME/.
+extra_boot()
+{
+	local name=$1 matrix=$2 dir=$LAB_BUILD/runs/bench-$arch-$1 f
+
+	shift 2
+	mkdir -p "$dir"
 	{
 		echo "export LAB_META_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		echo "bench-matrix cpumax /lab/out/bench"
-	} > "$cpu_dir/job"
-	log "the CPU-model points again on -cpu max"
+		echo "bench-matrix $matrix /lab/out/bench"
+	} > "$dir/job"
 	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug 0 --mem 1024 \
-		--cpus 4 --cpu max --timeout 900 --run-dir "$cpu_dir" \
-		--job "$cpu_dir/job" ||
-		die "the -cpu max run failed; guest log in $cpu_dir"
-	mkdir -p "$new/cpu-max"
-	for f in pin.csv cache.csv plan.txt; do
-		cp "$cpu_dir/share/out/bench/$f" "$new/cpu-max/"
+		--cpus 4 --timeout 900 --run-dir "$dir" --job "$dir/job" "$@" ||
+		die "the $name run failed; guest log in $dir"
+	mkdir -p "$new/$name"
+	for f in pin.csv purge.csv cache.csv app.csv concurrency.csv \
+		 plan.txt; do
+		[ ! -f "$dir/share/out/bench/$f" ] ||
+			cp "$dir/share/out/bench/$f" "$new/$name/"
 	done
-	# What the guest kernel detected, as evidence of the dirty bit.
-	grep -o 'CPU features: detected: .*' "$cpu_dir/console.log" \
-		> "$new/cpu-max/cpu-features.txt" || true
+	# What the guest kernel detected (the dirty bit, on arm64).
+	grep -o 'CPU features: detected: .*' "$dir/console.log" \
+		> "$new/$name/cpu-features.txt" || true
+}
+
+if [ "$mode" = full ]; then
 	grep -o 'CPU features: detected: .*' "$run_dir/console.log" \
 		> "$new/cpu-features.txt" || true
+	# Android's newest ashmem: its points again with the Rust-mode
+	# shrinker (kernel patch 16).
+	log "ashmem's points again in the Rust mode (ashmem.rust_mode=1)"
+	extra_boot ashmem-rust rust --cmdline ashmem.rust_mode=1
+	# arm64's headline CPU is cortex-a72 (a common Android core,
+	# without the hardware dirty bit FEAT_HAFDBS); the points where
+	# that matters run again on -cpu max, which has it.
+	if [ "$arch" = arm64 ]; then
+		log "the CPU-model points again on -cpu max"
+		extra_boot cpu-max cpumax --cpu max
+	fi
 fi
 python3 "$report" plot "$new" || [ "$mode" = quick ] ||
 	die "plotting failed; CSV in $new"

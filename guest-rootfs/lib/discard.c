@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -315,6 +316,7 @@ int dm_serve(int listen_fd, int stop_fd, int purge_fd,
 	struct manager m = { .cfg = cfg, .st = stats };
 	struct pollfd p[4 + MAX_CLIENTS];
 	int trig = trigger_open(cfg->trigger), c, n, i;
+	struct rusage ru;
 	char byte;
 
 	if (trig == -1)
@@ -375,5 +377,9 @@ int dm_serve(int listen_fd, int stop_fd, int purge_fd,
 	free(m.regions);
 	if (trig >= 0)
 		close(trig);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		stats->cpu_ns = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+			1000000000ULL + (ru.ru_utime.tv_usec +
+					 ru.ru_stime.tv_usec) * 1000ULL;
 	return 0;
 }

@@ -99,6 +99,7 @@ struct dm_stats {
 	long trims_sent, dead_clients;
 	uint64_t purged_bytes;
 	uint64_t purge_ns_total, purge_ns_max;	/* event to end of purge */
+	uint64_t cpu_ns;	/* the manager's own, when it returned */
 };
 
 /*
