@@ -293,21 +293,7 @@ static void accept_client(struct manager *m, int listen_fd)
 /* Open the PSI trigger; -1 with errno on failure, -2 when none. */
 static int trigger_open(const char *trigger)
 {
-	int fd;
-
-	if (!trigger)
-		return -2;
-	fd = open(PSI_MEMORY, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (write(fd, trigger, strlen(trigger) + 1) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
+	return trigger ? psi_trigger(PSI_MEMORY, trigger) : -2;
 }
 
 int dm_serve(int listen_fd, int stop_fd, int purge_fd,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Pressure stall information; see psi.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "psi.h"
 
@@ -59,4 +61,21 @@ int psi_avg10(const char *path, const char *kind, double *avg10)
 		return -1;
 	}
 	return 0;
+}
+
+int psi_trigger(const char *path, const char *trigger)
+{
+	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	/* The kernel takes the string with its terminating NUL. */
+	if (write(fd, trigger, strlen(trigger) + 1) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }

@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -57,20 +56,9 @@ static void test_files(const char *cg)
 static int trigger_open(const char *cg, const char *trig)
 {
 	char path[CG_PATH_MAX + 32];
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/memory.pressure", cg);
-	fd = open(path, O_RDWR | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (write(fd, trig, strlen(trig) + 1) < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
+	return psi_trigger(path, trig);
 }
 
 static void test_bad_triggers(const char *cg)
