@@ -146,7 +146,7 @@ while [ "$mode" = rust ] && [ $rep -le $reps ]; do
 	done
 	for kind in threads procs; do
 		for n in $workers; do
-			echo "concurrency conbench ashmem --workers $n --kind $kind --iters 1000 --rep $rep" >> "$plan"
+			echo "concurrency conbench ashmem --workers $n --kind $kind --iters 300 --rep $rep" >> "$plan"
 		done
 	done
 	rep=$((rep + 1))
@@ -204,7 +204,7 @@ while [ $rep -le $reps ]; do
 		for n in $workers; do
 			seq=$((seq + 1))
 			for b in $(ordered $seq "$con_backends"); do
-				echo "concurrency conbench $b --workers $n --kind $kind --iters $([ "$mode" = quick ] && echo 50 || echo 1000) --rep $rep" >> "$plan"
+				echo "concurrency conbench $b --workers $n --kind $kind --iters $([ "$mode" = quick ] && echo 50 || echo 300) --rep $rep" >> "$plan"
 			done
 		done
 	done
