@@ -774,10 +774,11 @@ def report_arch(arch, d, meta, data, out):
           "benchmarks and guest; the targets are those of the lab's "
           "issue 13. The kernel commit messages (`kernel/patches`) give "
           "the measurements behind each design choice. One difference: "
-          "the cache benchmark ran 5000 operations per run in series v1 "
-          "and runs 3000 since series 26c27ed9b1 (ten repetitions must "
-          "fit the hour), so its hit rates include relatively more of "
-          "the cold start; compare them with that in mind.\n")
+          "the cache benchmark ran 5000 operations per run in series v1, "
+          "3000 in series 26c27ed9b1 and 2000 since series 22d1569ab5 "
+          "(ten repetitions of everything must fit the hour), so its hit "
+          "rates include relatively more of the cold start; compare them "
+          "with that in mind.\n")
         targets((pin, purge, cache), tuple(Table(data0[f]) for f in
                                            FAMILIES), w)
 
@@ -1133,8 +1134,8 @@ def report_app(arch, rows, w):
       "freed when it leaves the foreground. An app the OOM killer took "
       "starts again, cold, when switched to. The parameters are in "
       "`plan.txt`. There is no lmkd: the kernel's OOM killer is the only "
-      "killer (issue 17 adds a userspace manager). memfd is Android's "
-      "libcutils today (nothing purgeable).\n")
+      "killer (the userspace model below purges or trims, it does not "
+      "kill). memfd is Android's libcutils today (nothing purgeable).\n")
     w("Per backend: hit rate, median [min-max]; launch p50 / max in ms "
       "of the median-p50 run (its other columns are that run's); cold "
       "launches (relaunches after a kill) and OOM kills, summed over the "
