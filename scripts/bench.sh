@@ -42,7 +42,7 @@ new=$out.new
 rm -rf "$new"
 mkdir -p "$new"
 for f in pin.csv purge.csv cache.csv share.csv app.csv concurrency.csv \
-	 plan.txt failed-runs.txt; do
+	 plan.txt failed-runs.txt run-seconds.csv; do
 	[ ! -f "$run_dir/share/out/bench/$f" ] ||
 		cp "$run_dir/share/out/bench/$f" "$new/"
 done
@@ -68,7 +68,7 @@ extra_boot()
 		die "the $name run failed; guest log in $dir"
 	mkdir -p "$new/$name"
 	for f in pin.csv purge.csv cache.csv app.csv concurrency.csv \
-		 plan.txt; do
+		 plan.txt run-seconds.csv; do
 		[ ! -f "$dir/share/out/bench/$f" ] ||
 			cp "$dir/share/out/bench/$f" "$new/$name/"
 	done
