@@ -44,14 +44,40 @@
  * oom_kills_fg (who the OOM killer took), psi_some_pct and psi_full_pct
  * (share of the run some/all tasks stalled on memory, from
  * /proc/pressure/memory), decode_ms_mean (the cost of one miss),
- * session_s (the foreground's total time), purges, verify_failures; for
- * the userspace backends also mgr_cpu_ms (the manager's own CPU time),
+ * session_s (the foreground's total time), purges, verify_failures;
+ * psi_some_avg10_max and psi_full_avg10_max (the highest avg10 seen at
+ * the end of a session);
+ *   pressure_episodes, freed_ms_p50/p99/max, open_episodes: the time from
+ *     the onset of pressure until the memory is freed, as the kernel's
+ *     watermarks define it (bench/lib/pressure.h: free memory below the
+ *     zones' low watermarks until back above their high ones, sampled
+ *     every PRESSURE_PERIOD_US), over the app switches; an episode
+ *     still open at the end counts with its length so far (a lower
+ *     bound: open_episodes says how many);
+ *   stalled_steps, stall_ms_p50/p99/max, step_ms_mean: the foreground's
+ *     own wait.  Its heap grows in --ops steps; a step during which the
+ *     kernel entered direct reclaim (/proc/vmstat allocstall_*,
+ *     system-wide: during a session only the foreground allocates) is a
+ *     stalled step; step_ms_mean is the mean step that did not stall (the
+ *     step's own cost, the floor); a step the OOM killer ends is a kill,
+ *     not a sample;
+ *   needed_mib, purged_mib, overpurge: what the sessions needed beyond
+ *     the room there was when each began (their heap and the objects
+ *     they decoded, against MemFree less the zones' high watermarks:
+ *     what kswapd is asked to free), what the backend purged over the
+ *     run
+ *     (volatile: pgvolatile_purged; madvfree: pglazyfreed; ashmem: debugfs
+ *     ashmem/purged_ranges, each a whole object here; upsi: the manager's
+ *     count; utrim: the holes the apps punched; pinned and memfd: 0), and
+ *     their ratio (refills purged again count in purged, not in needed);
+ * for the userspace backends also mgr_cpu_ms (the manager's own CPU time),
  * mgr_events, mgr_purged_mib, mgr_purge_ms_mean and _max (trigger to
  * the end of its purge), trims.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -70,6 +96,7 @@
 #include "cgroup.h"
 #include "discard.h"
 #include "fdpass.h"
+#include "pressure.h"
 #include "proc.h"
 #include "psi.h"
 #include "zipf.h"
@@ -83,6 +110,8 @@
 #define MGR_BUDGET_MIB 8
 #define TRIM_TRIGGER_MS 50
 #define TRIM_CRITICAL_FULL 10.0
+#define ASHMEM_PURGED "/sys/kernel/debug/ashmem/purged_ranges"
+#define PRESSURE_PERIOD_US 2000
 
 static const char *prog = "appbench";
 
@@ -106,6 +135,10 @@ struct app_stats {
 	long hits, misses, purges, verify_failures;
 	long decodes;
 	uint64_t decode_ns, launch_ns;
+	uint64_t trimmed_bytes;		/* utrim: the holes the app punched */
+	long steps, stalls, stall_cap;
+	double *stall_ms;		/* the stalled heap steps (shared) */
+	double step_ms_sum;		/* the steps that did not stall */
 };
 
 /* The images: BLOBS decoded references and their compressed forms. */
@@ -262,6 +295,7 @@ static void trim_check(struct cache *c)
 			      FALLOC_FL_KEEP_SIZE, page_size, r->data_len))
 			die("%s: trim: %m", prog);
 		c->present[idx[i]] = false;
+		c->st->trimmed_bytes += r->data_len;
 	}
 	free(idx);
 }
@@ -304,6 +338,39 @@ static void cache_access(struct cache *c, long k)
 		die("%s: unpin: %m", prog);
 }
 
+/* Direct reclaim entries since boot, every zone (/proc/vmstat). */
+static uint64_t allocstalls(void)
+{
+	static const char *const zones[] = {
+		"allocstall_dma", "allocstall_dma32", "allocstall_normal",
+		"allocstall_movable", "allocstall_device",
+	};
+	uint64_t sum = 0, v;
+	size_t i;
+
+	for (i = 0; i < sizeof(zones) / sizeof(zones[0]); i++)
+		if (!vmstat_read(zones[i], &v))
+			sum += v;
+	return sum;
+}
+
+/* Touch heap bytes [@from, @to): a step, timed; see "stall_ms" above. */
+static void heap_step(struct app_stats *st, char *heap, size_t from,
+		      size_t to)
+{
+	uint64_t stalls0 = allocstalls(), t0 = now_ns(), dt;
+	size_t off;
+
+	for (off = from; off < to; off += page_size)
+		heap[off] = 1;
+	dt = now_ns() - t0;
+	st->steps++;
+	if (allocstalls() == stalls0)
+		st->step_ms_sum += dt / 1e6;
+	else if (st->stalls < st->stall_cap)	/* always: sized for all */
+		st->stall_ms[st->stalls++] = dt / 1e6;
+}
+
 /*
  * One foreground session: the launch (the @p->launch most popular
  * objects, timed), then @p->ops accesses while the heap grows to
@@ -312,7 +379,7 @@ static void cache_access(struct cache *c, long k)
 static void session(struct cache *c, const double *cdf, uint64_t *rng)
 {
 	const struct params *p = c->p;
-	size_t heap_len = p->fg_mib * MIB, touched = 0, want, off;
+	size_t heap_len = p->fg_mib * MIB, touched = 0, want;
 	char *heap = NULL;
 	uint64_t t0 = now_ns();
 	long i;
@@ -328,11 +395,12 @@ static void session(struct cache *c, const double *cdf, uint64_t *rng)
 	}
 	for (i = 0; i < p->ops; i++) {
 		cache_access(c, zipf_pick(cdf, p->objects, rng));
-		want = heap_len / p->ops * (i + 1);
-		for (off = touched; off < want; off += page_size)
-			heap[off] = 1;
-		if (want > touched)
+		/* Page aligned, so that no page is counted in two steps. */
+		want = heap_len / p->ops * (i + 1) / page_size * page_size;
+		if (want > touched) {
+			heap_step(c->st, heap, touched, want);
 			touched = want;
+		}
 	}
 	if (heap)
 		munmap(heap, heap_len);
@@ -474,7 +542,53 @@ struct outcome {
 	struct samples launch_ms;
 	long cold_launches, kills_bg, kills_fg;
 	uint64_t session_ns;
+	double needed_bytes, some_avg10_max, full_avg10_max;
+	struct pressure_watch watch;
 };
+
+/* The highest PSI avg10s of the run, sampled after each session. */
+static void psi_peaks(struct outcome *o)
+{
+	double some, full;
+
+	if (psi_avg10(PSI_MEMORY, "some", &some) ||
+	    psi_avg10(PSI_MEMORY, "full", &full))
+		die("%s: cannot read %s: %m", prog, PSI_MEMORY);
+	if (some > o->some_avg10_max)
+		o->some_avg10_max = some;
+	if (full > o->full_avg10_max)
+		o->full_avg10_max = full;
+}
+
+/* The kernel's count of what it purged (bytes): see "purged_mib" above. */
+static double kernel_purged_bytes(const struct params *p)
+{
+	uint64_t v = 0;
+	FILE *f;
+
+	if (p->model != MODEL_KERNEL)
+		return 0;
+	switch (p->backend) {
+	case BACKEND_VOLATILE:
+		if (vmstat_read("pgvolatile_purged", &v))
+			die("%s: no pgvolatile_purged in /proc/vmstat", prog);
+		return (double)v * page_size;
+	case BACKEND_MADVFREE:
+		if (vmstat_read("pglazyfreed", &v))
+			die("%s: no pglazyfreed in /proc/vmstat", prog);
+		return (double)v * page_size;
+	case BACKEND_ASHMEM:
+		/* Each object is one region, unpinned whole: one range. */
+		f = fopen(ASHMEM_PURGED, "re");
+		if (!f || fscanf(f, "%" SCNu64, &v) != 1)
+			die("%s: cannot read %s (debugfs?): %m", prog,
+			    ASHMEM_PURGED);
+		fclose(f);
+		return (double)v * p->object_size;
+	default:
+		return 0;
+	}
+}
 
 struct mgr {
 	pid_t pid;
@@ -542,7 +656,8 @@ static void run(const struct params *p, struct app_stats *stats,
 	struct app apps[MAX_APPS] = { 0 };
 	char parent[CG_PATH_MAX], name[32];
 	uint64_t rng = p->seed * 2 + 1;
-	long free_mib, ballast_mib, s, fg = -1, i;
+	long free_mib, ballast_mib, s, fg = -1, i, decodes;
+	double room, demand;
 	bool killed;
 	pid_t ballast;
 
@@ -567,6 +682,9 @@ static void run(const struct params *p, struct app_stats *stats,
 		die("%s: only %ld MiB available, --free-mib %ld asked", prog,
 		    free_mib, p->free_mib);
 	ballast = ballast_start(ballast_mib);
+	if (pressure_watch_start(&o->watch, PRESSURE_PERIOD_US))
+		die("%s: cannot watch the watermarks (/proc/zoneinfo): %m",
+		    prog);
 
 	for (s = 0; s < p->switches; s++) {
 		long next = rng_next(&rng) % (p->apps - (fg >= 0));
@@ -586,18 +704,28 @@ static void run(const struct params *p, struct app_stats *stats,
 		}
 		fg = next;
 		set_adj(apps[fg].pid, ADJ_FOREGROUND);
+		/* What kswapd leaves alone: MemFree above the high marks. */
+		room = meminfo_kb("MemFree") * 1024.0 - o->watch.high;
+		decodes = stats[fg].decodes;
 		t0 = now_ns();
 		if (write(apps[fg].cmd, "F", 1) != 1 ||
 		    read(apps[fg].reply, &done, 1) != 1) {
 			app_gone(&apps[fg], true, &killed);
 			o->kills_fg++;
 			o->session_ns += now_ns() - t0;
+			psi_peaks(o);
 			continue;
 		}
 		o->session_ns += now_ns() - t0;
+		psi_peaks(o);
+		demand = (double)p->fg_mib * MIB +
+			 (double)(stats[fg].decodes - decodes) * p->object_size;
+		if (demand > room)
+			o->needed_bytes += demand - (room > 0 ? room : 0);
 		samples_add(&o->launch_ms, stats[fg].launch_ns / 1e6);
 		set_adj(apps[fg].pid, ADJ_CACHED);
 	}
+	pressure_watch_stop(&o->watch);
 	for (i = 0; i < p->apps; i++) {
 		if (!apps[i].started)
 			continue;
@@ -614,6 +742,22 @@ static void run(const struct params *p, struct app_stats *stats,
 		mgr_stop(mgr);
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
+}
+
+/* Rows @name_p50, _p99 and _max of @s, if it has samples. */
+static void csv_pcts(struct csv *csv, const char *param, const char *name,
+		     struct samples *s)
+{
+	static const struct { const char *suffix; double pct; } at[] = {
+		{ "p50", 50 }, { "p99", 99 }, { "max", 100 },
+	};
+	char metric[64];
+	size_t i;
+
+	for (i = 0; s->n && i < sizeof(at) / sizeof(at[0]); i++) {
+		snprintf(metric, sizeof(metric), "%s_%s", name, at[i].suffix);
+		csv_row(csv, param, metric, "ms", samples_pct(s, at[i].pct));
+	}
 }
 
 int main(int argc, char **argv)
@@ -635,7 +779,9 @@ int main(int argc, char **argv)
 	};
 	struct params p = { .seed = 20261204, .launch = 8 };
 	const char *backend = NULL, *csv_path = NULL;
-	long rep = 1, cache_mib = 0, kib = 0, i;
+	long rep = 1, cache_mib = 0, kib = 0, i, j, calm;
+	struct samples stalls = { 0 };
+	double purged, *stall_buf;
 	uint64_t some0, full0, some1, full1, t0, wall;
 	struct app_stats *stats, sum = { 0 };
 	struct outcome o = { 0 };
@@ -692,6 +838,9 @@ int main(int argc, char **argv)
 	if (optind != argc || !backend || !p.apps || !cache_mib || !kib ||
 	    !p.free_mib || !p.switches || !p.ops)
 		usage();
+	if (p.switches * p.ops > 1L << 20)
+		usage_error(prog, "--switches times --ops must be at most %ld",
+			    1L << 20);
 	p.object_size = kib * 1024;
 	if (p.object_size % page_size || p.object_size > (size_t)cache_mib * MIB)
 		usage_error(prog, "--object-kib must be a multiple of the page size and at most --cache-mib");
@@ -718,17 +867,27 @@ int main(int argc, char **argv)
 	memset(mgr.st, 0, sizeof(*mgr.st));
 	stats = mmap(NULL, MAX_APPS * sizeof(*stats), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stats == MAP_FAILED)
+	/* Room for every heap step of every session, per app. */
+	stall_buf = mmap(NULL, p.apps * p.switches * p.ops * sizeof(double),
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+			0);
+	if (stats == MAP_FAILED || stall_buf == MAP_FAILED)
 		die("%s: mmap: %m", prog);
+	for (i = 0; i < p.apps; i++) {
+		stats[i].stall_cap = p.switches * p.ops;
+		stats[i].stall_ms = stall_buf + i * stats[i].stall_cap;
+	}
 	/* The parent is the system server: the OOM killer must pass it by. */
 	signal(SIGPIPE, SIG_IGN);
 	if (set_oom_score_adj(-1000))
 		die("%s: oom_score_adj: %m", prog);
 	psi_memory(&some0, &full0);
+	purged = -kernel_purged_bytes(&p);
 	t0 = now_ns();
 	run(&p, stats, &o, &mgr);
 	wall = now_ns() - t0;
 	psi_memory(&some1, &full1);
+	purged += kernel_purged_bytes(&p) + mgr.st->purged_bytes;
 
 	for (i = 0; i < p.apps; i++) {
 		sum.hits += stats[i].hits;
@@ -737,7 +896,14 @@ int main(int argc, char **argv)
 		sum.verify_failures += stats[i].verify_failures;
 		sum.decodes += stats[i].decodes;
 		sum.decode_ns += stats[i].decode_ns;
+		sum.trimmed_bytes += stats[i].trimmed_bytes;
+		sum.steps += stats[i].steps;
+		sum.step_ms_sum += stats[i].step_ms_sum;
+		for (j = 0; j < stats[i].stalls; j++)
+			samples_add(&stalls, stats[i].stall_ms[j]);
 	}
+	purged += sum.trimmed_bytes;
+	calm = sum.steps - stalls.n;
 	snprintf(param, sizeof(param), "swap_mib=%ld",
 		 meminfo_kb("SwapTotal") / 1024);
 	if (csv_open(&csv, csv_path, backend, "app", rep))
@@ -745,14 +911,7 @@ int main(int argc, char **argv)
 	csv_row(&csv, param, "hit_rate", "ratio", sum.hits + sum.misses ?
 		(double)sum.hits / (sum.hits + sum.misses) : 0);
 	csv_row(&csv, param, "launches", "count", o.launch_ms.n);
-	if (o.launch_ms.n) {
-		csv_row(&csv, param, "launch_ms_p50", "ms",
-			samples_pct(&o.launch_ms, 50));
-		csv_row(&csv, param, "launch_ms_p99", "ms",
-			samples_pct(&o.launch_ms, 99));
-		csv_row(&csv, param, "launch_ms_max", "ms",
-			samples_pct(&o.launch_ms, 100));
-	}
+	csv_pcts(&csv, param, "launch_ms", &o.launch_ms);
 	csv_row(&csv, param, "cold_launches", "count", o.cold_launches);
 	csv_row(&csv, param, "oom_kills_bg", "count", o.kills_bg);
 	csv_row(&csv, param, "oom_kills_fg", "count", o.kills_fg);
@@ -760,6 +919,22 @@ int main(int argc, char **argv)
 		100.0 * (some1 - some0) / (wall / 1e3));
 	csv_row(&csv, param, "psi_full_pct", "%",
 		100.0 * (full1 - full0) / (wall / 1e3));
+	csv_row(&csv, param, "psi_some_avg10_max", "%", o.some_avg10_max);
+	csv_row(&csv, param, "psi_full_avg10_max", "%", o.full_avg10_max);
+	csv_row(&csv, param, "pressure_episodes", "count",
+		o.watch.episode_ms.n);
+	csv_row(&csv, param, "open_episodes", "count", o.watch.open);
+	csv_pcts(&csv, param, "freed_ms", &o.watch.episode_ms);
+	csv_row(&csv, param, "stalled_steps", "count", stalls.n);
+	csv_pcts(&csv, param, "stall_ms", &stalls);
+	if (calm > 0)
+		csv_row(&csv, param, "step_ms_mean", "ms",
+			sum.step_ms_sum / calm);
+	csv_row(&csv, param, "needed_mib", "MiB", o.needed_bytes / MIB);
+	csv_row(&csv, param, "purged_mib", "MiB", purged / MIB);
+	if (o.needed_bytes > 0)
+		csv_row(&csv, param, "overpurge", "ratio",
+			purged / o.needed_bytes);
 	if (sum.decodes)
 		csv_row(&csv, param, "decode_ms_mean", "ms",
 			sum.decode_ns / 1e6 / sum.decodes);
@@ -784,5 +959,7 @@ int main(int argc, char **argv)
 		csv_row(&csv, param, "mgr_malformed", "count", m->malformed);
 	}
 	samples_free(&o.launch_ms);
+	samples_free(&stalls);
+	samples_free(&o.watch.episode_ms);
 	return csv_close(&csv) ? 1 : 0;
 }

@@ -44,6 +44,19 @@ USER_BACKENDS = ("upsi-10ms", "upsi-50ms", "upsi-150ms", "utrim")
 # Every backend a graph may draw, in the order of their colours.
 PLOT_BACKENDS = CACHE_BACKENDS + USER_BACKENDS
 CONC = "concurrency"
+# Kernel against userspace (section 5 and the answer): metric, what, and
+# whether more is better (None: neither; over-purge near 1 is the aim,
+# and a manager that never purged has 0).
+USER_MEASURES = (("hit_rate", "hit rate", True),
+                 ("launch_ms_p50", "launch p50", False),
+                 ("session_s", "foreground time", False),
+                 ("psi_some_pct", "PSI some", False),
+                 ("psi_some_avg10_max", "PSI some avg10 max", False),
+                 ("freed_ms_p50", "onset to freed p50", False),
+                 ("freed_ms_max", "onset to freed max", False),
+                 ("overpurge", "over-purge", None))
+# Graphs of measures older runs do not have (appbench before 2026-12-05).
+OPTIONAL_GRAPHS = ("app_freed",)
 CONC_BACKENDS = ("ashmem", "volatile", "anon", "madvfree", "memfd")
 # Benchmarks measured for some backends only.
 BENCH_BACKENDS = {"pin_regions": ("ashmem", "volatile")}
@@ -246,7 +259,27 @@ def check(d):
     result(not os.path.exists(failed),
            "no benchmark run failed" + ("" if not os.path.exists(failed)
                                         else ": see " + failed))
+    has_freed = any(r["metric"] == "pressure_episodes" for r in app)
+    if has_freed:
+        runs = {(r["backend"], r["pvalue"], r["rep"]) for r in app}
+        with_ep = {(r["backend"], r["pvalue"], r["rep"]) for r in app
+                   if r["metric"] == "pressure_episodes"}
+        result(runs == with_ep,
+               "every app run measured its pressure episodes "
+               f"({len(with_ep)} of {len(runs)})")
+        bad = [r for r in app if r["metric"] in
+               ("freed_ms_p50", "freed_ms_p99", "freed_ms_max", "overpurge",
+                "needed_mib", "purged_mib", "stall_ms_p50", "stall_ms_max")
+               and not (math.isfinite(r["value"]) and r["value"] >= 0)]
+        result(not bad, "onset-to-freed times, needed and purged MiB "
+               "finite and non-negative"
+               + (f"; first bad: {row_name(bad[0])}" if bad else ""))
+    # A run without pressure (the quick one) has no episode to draw.
+    drawn = {m for g in GRAPHS if g[0] in OPTIONAL_GRAPHS for m in g[3]}
+    has_episodes = any(r["metric"] in drawn for r in app)
     for g in GRAPHS:
+        if g[0] in OPTIONAL_GRAPHS and not has_episodes:
+            continue
         for ext in ("svg", "png"):
             p = os.path.join(d, f"{g[0]}.{ext}")
             result(os.path.exists(p) and os.path.getsize(p) > 1000,
@@ -342,6 +375,11 @@ GRAPHS = (
     ("app_psi", APP, APP, ("psi_some_pct", "psi_full_pct"),
      "swap (MiB of zram; 0 = none)", "% of the run stalled on memory", "",
      "Android regime: memory pressure stall (PSI)"),
+    ("app_freed", APP, APP, ("freed_ms_p50", "freed_ms_max"),
+     "swap (MiB of zram; 0 = none)",
+     "onset of pressure to freed, ms (log)", "y",
+     "Android regime: from free memory below the low watermark to above "
+     "the high one"),
     ("concurrency_threads", CONC, "concurrency_threads", ("pairs_per_s",),
      "threads, each with its own regions", "unpin + pin pairs/s (log)",
      "xy", "Concurrency, threads of one process: throughput"),
@@ -363,6 +401,10 @@ def plot(d):
         if (not xs or not backends) and (
                 fam in OPTIONAL_FAMILIES or
                 name in ("purge_global", "pin_regions")):
+            continue
+        # Measures added later (app_freed) are absent from older runs.
+        if not any(r["metric"] in metrics for r in data[fam]) and \
+                name in OPTIONAL_GRAPHS:
             continue
         if not xs or not backends:
             raise BadInput(f"{d}: no data for graph {name} ({bench})")
@@ -1165,6 +1207,7 @@ def report_app(arch, rows, w):
               f"{fmt(g('psi_full_pct'))} | {fmt(g('decode_ms_mean'))} | "
               f"{fmt(g('session_s'))} |")
     w("")
+    report_app_pressure(arch, t, w)
     w("Ratios of medians [95% bootstrap interval]:\n")
     w("| swap | measure | volatile / ashmem | volatile / memfd | "
       "ashmem / memfd | volatile / madvfree |")
@@ -1174,7 +1217,12 @@ def report_app(arch, rows, w):
         for m, what in (("hit_rate", "hit rate"),
                         ("launch_ms_p50", "launch p50"),
                         ("session_s", "foreground time"),
-                        ("psi_some_pct", "PSI some")):
+                        ("psi_some_pct", "PSI some"),
+                        ("freed_ms_p50", "onset to freed p50"),
+                        ("freed_ms_max", "onset to freed max"),
+                        ("overpurge", "over-purge")):
+            if not t.all(APP, "volatile", x, m):
+                continue
             w(f"| {swap} | {what} | " + " | ".join(
                 fmt_ratio(t.all(APP, a, x, m), t.all(APP, c, x, m))
                 for a, c in (("volatile", "ashmem"), ("volatile", "memfd"),
@@ -1182,6 +1230,60 @@ def report_app(arch, rows, w):
                              ("volatile", "madvfree"))) + " |")
     w("")
     report_user(t, w)
+
+
+def report_app_pressure(arch, t, w):
+    """Section 5's pressure table, for runs that measured it."""
+    if not any(t.all(APP, b, x, "pressure_episodes")
+               for b in APP_BACKENDS for x in t.params(APP)):
+        return
+    w(f"![app_freed]({arch}/app_freed.svg)\n")
+    w("Pressure and what gave way. **Onset to freed**: an episode "
+      "begins when free memory falls below the zones' low watermarks "
+      "(kswapd is woken) and ends when it is back above their high "
+      "watermarks, whatever freed it (kswapd, a purge, the manager, the "
+      "OOM killer); MemFree is sampled every 2 ms, so shorter episodes "
+      "can be missed and every length is rounded up to 2 ms; p50 / p99 / "
+      "max of the episodes of the median-p50 run (p99 is the max below "
+      "100 episodes), and the episodes still open when a run ended (their "
+      "length so far is counted: a lower bound). **Direct reclaim**: "
+      "steps of the foreground's heap growth in which the kernel entered "
+      "direct reclaim (allocstall), summed over the runs, and their "
+      "median p99 in ms. **Needed / purged**: what the sessions asked "
+      "(heap and decoded objects) beyond MemFree less the high watermarks "
+      "at their start, and what the backend purged (volatile: "
+      "pgvolatile_purged; madvfree: pglazyfreed; ashmem: debugfs "
+      "purged_ranges, each a whole object; upsi: the manager's count; "
+      "utrim: the apps' own holes), medians in MiB; **over-purge** is "
+      "their ratio, median [min-max] over the runs that needed any (below "
+      "1: the rest came from the band between the watermarks, other "
+      "reclaim or the OOM killer). **PSI avg10**: the highest some / full "
+      "avg10 of /proc/pressure/memory seen after a session, median.\n")
+    w("| swap | backend | episodes | onset to freed p50 / p99 / max (ms) "
+      "| open | direct-reclaim steps, p99 (ms) | needed / purged (MiB) | "
+      "over-purge | PSI avg10 max some / full (%) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for x in t.params(APP):
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        for b in APP_BACKENDS + USER_BACKENDS:
+            if not t.all(APP, b, x, "pressure_episodes"):
+                continue
+            g = lambda m: t.get(APP, b, x, m)
+            rep = t.median_run(APP, b, x, "freed_ms_p50")
+            at = lambda m: t.at(APP, b, x, m, rep) if rep else None
+            lo, hi = t.spread(APP, b, x, "overpurge")
+            op = (f"{fmt(g('overpurge'))} [{fmt(lo)}-{fmt(hi)}]"
+                  if t.all(APP, b, x, "overpurge") else "n/a")
+            w(f"| {swap} | {b} | {fmt(g('pressure_episodes'))} | "
+              f"{fmt(at('freed_ms_p50'))} / {fmt(at('freed_ms_p99'))} / "
+              f"{fmt(at('freed_ms_max'))} | "
+              f"{fmt(sum(t.all(APP, b, x, 'open_episodes')))} | "
+              f"{fmt(sum(t.all(APP, b, x, 'stalled_steps')))}, "
+              f"{fmt(g('stall_ms_p99'))} | {fmt(g('needed_mib'))} / "
+              f"{fmt(g('purged_mib'))} | {op} | "
+              f"{fmt(g('psi_some_avg10_max'))} / "
+              f"{fmt(g('psi_full_avg10_max'))} |")
+    w("")
 
 
 def report_user(t, w):
@@ -1213,10 +1315,9 @@ def report_user(t, w):
     w("| measure | " + " | ".join(f"volatile / {b}" for b in users) +
       " | " + " | ".join(f"ashmem / {b}" for b in users) + " |")
     w("|---" * (1 + 2 * len(users)) + "|")
-    for m, what in (("hit_rate", "hit rate"),
-                    ("launch_ms_p50", "launch p50"),
-                    ("session_s", "foreground time"),
-                    ("psi_some_pct", "PSI some")):
+    for m, what, _ in USER_MEASURES:
+        if not t.all(APP, "volatile", 0, m):
+            continue
         w(f"| {what} | " + " | ".join(
             fmt_ratio(t.all(APP, k, 0, m), t.all(APP, b, 0, m))
             for k in ("volatile", "ashmem") for b in users) + " |")
@@ -1475,6 +1576,25 @@ def answer(arch, data, w):
               f"OOM kills in {runs} runs and its manager spent "
               f"{fmt(app.get(APP, b, 0, 'mgr_cpu_ms'))} ms of CPU "
               "(median).")
+        for k in ("volatile", "ashmem"):
+            wins, losses = [], []
+            for m, what, more in USER_MEASURES:
+                for b in users if more is not None else ():
+                    a, c = app.all(APP, k, 0, m), app.all(APP, b, 0, m)
+                    lo_hi = ratio_ci(a, c)
+                    if lo_hi is None:
+                        continue
+                    lo, hi = lo_hi
+                    better = lo > 1 if more else hi < 1
+                    worse = hi < 1 if more else lo > 1
+                    item = f"{what} vs {b} ({fmt_ratio(a, c)}x)"
+                    if better:
+                        wins.append(item)
+                    elif worse:
+                        losses.append(item)
+            w(f"- Where {k} beats the userspace model (interval excludes "
+              f"1, section 5): {'; '.join(wins) or 'nowhere'}. Where it "
+              f"loses: {'; '.join(losses) or 'nowhere'}.")
         w("")
     w("**What these runs do not answer**\n")
     w("- Hardware: every number is from an emulated CPU (TCG); ratios "
