@@ -86,7 +86,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -423,12 +422,8 @@ static void app_main(const struct params *p, const struct images *im,
 	if (!c.regions || !c.dm || !c.present || !c.last_use)
 		_exit(3);
 	if (p->model != MODEL_KERNEL) {
-		struct sockaddr_un a = { .sun_family = AF_UNIX };
-
-		strcpy(a.sun_path, MGR_SOCK);
-		c.mgr = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (c.mgr < 0 ||
-		    connect(c.mgr, (struct sockaddr *)&a, sizeof(a)))
+		c.mgr = dm_connect(MGR_SOCK);
+		if (c.mgr < 0)
 			_exit(5);
 	}
 	while (read(cmd, &op, 1) == 1) {
@@ -606,17 +601,13 @@ static void mgr_start(const struct params *p, struct mgr *m)
 		.budget_bytes = MGR_BUDGET_MIB * MIB,
 		.critical_full_avg10 = TRIM_CRITICAL_FULL,
 	};
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	char cg[CG_PATH_MAX];
 	int ls, stop[2], never[2];
 
 	snprintf(trigger, sizeof(trigger), "some %ld 1000000",
 		 p->trigger_ms * 1000);
-	strcpy(a.sun_path, MGR_SOCK);
-	unlink(MGR_SOCK);
-	ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(ls, MAX_APPS) || pipe(stop) || pipe(never) ||
+	ls = dm_listen(MGR_SOCK, MAX_APPS);
+	if (ls < 0 || pipe(stop) || pipe(never) ||
 	    cg_create("lab-bench/manager", cg, sizeof(cg)))
 		die("%s: cannot set up the purge manager: %m", prog);
 	m->pid = fork();

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -131,6 +132,61 @@ int dm_purge(int fd, struct dm_header *hdr, size_t data_len)
 	}
 	__atomic_store_n(&hdr->state, DM_PURGED, __ATOMIC_RELEASE);
 	return 1;
+}
+
+/* @a for @path; -1 and ENAMETOOLONG if it does not fit. */
+static int unix_address(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(a->sun_path, path);
+	return 0;
+}
+
+int dm_listen(const char *path, int backlog)
+{
+	struct sockaddr_un a;
+	int fd;
+
+	if (unix_address(&a, path))
+		return -1;
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fd, backlog)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+int dm_connect(const char *path)
+{
+	struct sockaddr_un a;
+	int fd;
+
+	if (unix_address(&a, path))
+		return -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }
 
 int dm_header_check(int fd, const struct dm_header *hdr)

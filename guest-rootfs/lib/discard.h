@@ -71,6 +71,15 @@ int dm_purge(int fd, struct dm_header *hdr, size_t data_len);
  */
 int dm_header_check(int fd, const struct dm_header *hdr);
 
+/*
+ * The manager's listening unix socket at @path (an old one unlinked
+ * first), close-on-exec: its fd, or -1 and errno (ENAMETOOLONG when
+ * @path does not fit a socket address).
+ */
+int dm_listen(const char *path, int backlog);
+/* A client's connection to the manager at @path: fd, or -1 and errno. */
+int dm_connect(const char *path);
+
 /* The manager. */
 enum dm_policy {
 	DM_PURGE,	/* purge unlocked regions oldest first itself */

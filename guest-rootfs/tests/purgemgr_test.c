@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +55,6 @@ struct mgr {
 
 static struct mgr mgr_start(const struct dm_config *cfg)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int ls, stop[2], purge[2];
 	struct mgr m;
 
@@ -64,11 +63,8 @@ static struct mgr mgr_start(const struct dm_config *cfg)
 	if (m.st == MAP_FAILED)
 		tap_bail("mmap: %s", strerror(errno));
 	memset(m.st, 0, sizeof(*m.st));
-	strcpy(a.sun_path, SOCK_PATH);
-	unlink(SOCK_PATH);
-	ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(ls, 16) || pipe(stop) || pipe(purge))
+	ls = dm_listen(SOCK_PATH, 16);
+	if (ls < 0 || pipe(stop) || pipe(purge))
 		tap_bail("manager socket: %s", strerror(errno));
 	m.pid = fork();
 	if (m.pid < 0)
@@ -102,11 +98,9 @@ static int mgr_stop(struct mgr *m)
 
 static int mgr_connect(void)
 {
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = dm_connect(SOCK_PATH);
 
-	strcpy(a.sun_path, SOCK_PATH);
-	if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)))
+	if (s < 0)
 		tap_bail("connect to the manager: %s", strerror(errno));
 	return s;
 }
@@ -428,11 +422,33 @@ static void test_psi(void)
 	cg_destroy(cg);
 }
 
+/* The socket helpers' errors: nothing made, nothing left behind. */
+static void test_socket_errors(void)
+{
+	char longpath[200];
+	struct stat st;
+	int fd;
+
+	memset(longpath, 'x', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	fd = dm_listen(longpath, 1);
+	tap_result(fd == -1 && errno == ENAMETOOLONG &&
+		   stat(longpath, &st) == -1,
+		   "dm_listen on a path longer than a socket address: "
+		   "ENAMETOOLONG, nothing bound");
+	unlink(SOCK_PATH);
+	fd = dm_connect(SOCK_PATH);
+	tap_result(fd == -1 && errno == ENOENT,
+		   "dm_connect with no manager listening: ENOENT");
+}
+
 int main(void)
 {
 	page_size = sysconf(_SC_PAGESIZE);
 	signal(SIGPIPE, SIG_IGN);
-	tap_plan(21);
+	tap_plan(23);
+	test_socket_errors();
 	test_basic();
 	test_malformed();
 	test_dead_client();
