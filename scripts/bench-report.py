@@ -1155,6 +1155,15 @@ def app_kills(t, b, x):
     return (k_of_n(runs, lambda k: k > 0), sum(bg), sum(fg))
 
 
+def app_points(t, metric):
+    """(swap label, backend, swap MiB) of each app point with @metric."""
+    for x in t.params(APP):
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        for b in APP_BACKENDS + USER_BACKENDS:
+            if t.all(APP, b, x, metric):
+                yield swap, b, x
+
+
 def report_app(arch, rows, w):
     """Android's regime (appbench), when the run has it."""
     if not rows:
@@ -1189,23 +1198,19 @@ def report_app(arch, rows, w):
       "launches | runs with a kill | kills bg / fg | PSI some / full (%) | "
       "decode (ms) | foreground time (s) |")
     w("|---|---|---|---|---|---|---|---|---|---|")
-    for x in t.params(APP):
-        swap = "none" if x == 0 else f"zram {x:g} MiB"
-        for b in APP_BACKENDS + USER_BACKENDS:
-            if not t.all(APP, b, x, "hit_rate"):
-                continue
-            rep = t.median_run(APP, b, x, "launch_ms_p50")
-            g = lambda m: t.get(APP, b, x, m)
-            at = lambda m: t.at(APP, b, x, m, rep) if rep else None
-            lo, hi = t.spread(APP, b, x, "hit_rate")
-            runs, bg, fg = app_kills(t, b, x)
-            w(f"| {swap} | {b} | {fmt(g('hit_rate'))} [{fmt(lo)}-"
-              f"{fmt(hi)}] | {fmt(at('launch_ms_p50'))} / "
-              f"{fmt(at('launch_ms_max'))} | "
-              f"{fmt(sum(t.all(APP, b, x, 'cold_launches')))} | {runs} | "
-              f"{bg:g} / {fg:g} | {fmt(g('psi_some_pct'))} / "
-              f"{fmt(g('psi_full_pct'))} | {fmt(g('decode_ms_mean'))} | "
-              f"{fmt(g('session_s'))} |")
+    for swap, b, x in app_points(t, "hit_rate"):
+        rep = t.median_run(APP, b, x, "launch_ms_p50")
+        g = lambda m: t.get(APP, b, x, m)
+        at = lambda m: t.at(APP, b, x, m, rep) if rep else None
+        lo, hi = t.spread(APP, b, x, "hit_rate")
+        runs, bg, fg = app_kills(t, b, x)
+        w(f"| {swap} | {b} | {fmt(g('hit_rate'))} [{fmt(lo)}-"
+          f"{fmt(hi)}] | {fmt(at('launch_ms_p50'))} / "
+          f"{fmt(at('launch_ms_max'))} | "
+          f"{fmt(sum(t.all(APP, b, x, 'cold_launches')))} | {runs} | "
+          f"{bg:g} / {fg:g} | {fmt(g('psi_some_pct'))} / "
+          f"{fmt(g('psi_full_pct'))} | {fmt(g('decode_ms_mean'))} | "
+          f"{fmt(g('session_s'))} |")
     w("")
     report_app_pressure(arch, t, w)
     w("Ratios of medians [95% bootstrap interval]:\n")
@@ -1263,26 +1268,22 @@ def report_app_pressure(arch, t, w):
       "| open | direct-reclaim steps, p99 (ms) | needed / purged (MiB) | "
       "over-purge | PSI avg10 max some / full (%) |")
     w("|---|---|---|---|---|---|---|---|---|")
-    for x in t.params(APP):
-        swap = "none" if x == 0 else f"zram {x:g} MiB"
-        for b in APP_BACKENDS + USER_BACKENDS:
-            if not t.all(APP, b, x, "pressure_episodes"):
-                continue
-            g = lambda m: t.get(APP, b, x, m)
-            rep = t.median_run(APP, b, x, "freed_ms_p50")
-            at = lambda m: t.at(APP, b, x, m, rep) if rep else None
-            lo, hi = t.spread(APP, b, x, "overpurge")
-            op = (f"{fmt(g('overpurge'))} [{fmt(lo)}-{fmt(hi)}]"
-                  if t.all(APP, b, x, "overpurge") else "n/a")
-            w(f"| {swap} | {b} | {fmt(g('pressure_episodes'))} | "
-              f"{fmt(at('freed_ms_p50'))} / {fmt(at('freed_ms_p99'))} / "
-              f"{fmt(at('freed_ms_max'))} | "
-              f"{fmt(sum(t.all(APP, b, x, 'open_episodes')))} | "
-              f"{fmt(sum(t.all(APP, b, x, 'stalled_steps')))}, "
-              f"{fmt(g('stall_ms_p99'))} | {fmt(g('needed_mib'))} / "
-              f"{fmt(g('purged_mib'))} | {op} | "
-              f"{fmt(g('psi_some_avg10_max'))} / "
-              f"{fmt(g('psi_full_avg10_max'))} |")
+    for swap, b, x in app_points(t, "pressure_episodes"):
+        g = lambda m: t.get(APP, b, x, m)
+        rep = t.median_run(APP, b, x, "freed_ms_p50")
+        at = lambda m: t.at(APP, b, x, m, rep) if rep else None
+        lo, hi = t.spread(APP, b, x, "overpurge")
+        op = (f"{fmt(g('overpurge'))} [{fmt(lo)}-{fmt(hi)}]"
+              if t.all(APP, b, x, "overpurge") else "n/a")
+        w(f"| {swap} | {b} | {fmt(g('pressure_episodes'))} | "
+          f"{fmt(at('freed_ms_p50'))} / {fmt(at('freed_ms_p99'))} / "
+          f"{fmt(at('freed_ms_max'))} | "
+          f"{fmt(sum(t.all(APP, b, x, 'open_episodes')))} | "
+          f"{fmt(sum(t.all(APP, b, x, 'stalled_steps')))}, "
+          f"{fmt(g('stall_ms_p99'))} | {fmt(g('needed_mib'))} / "
+          f"{fmt(g('purged_mib'))} | {op} | "
+          f"{fmt(g('psi_some_avg10_max'))} / "
+          f"{fmt(g('psi_full_avg10_max'))} |")
     w("")
 
 
