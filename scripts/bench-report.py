@@ -1574,7 +1574,9 @@ def answer(arch, data, w):
               f"launch p50 "
               f"{verdict(lat('volatile'), lat(b), 'longer than', 'shorter than')}"
               f" its ({fmt_ratio(lat('volatile'), lat(b))}x); {b} had "
-              f"OOM kills in {runs} runs and its manager spent "
+              f"OOM kills in {runs} runs (volatile: "
+              f"{app_kills(app, 'volatile', 0)[0]}, ashmem: "
+              f"{app_kills(app, 'ashmem', 0)[0]}) and its manager spent "
               f"{fmt(app.get(APP, b, 0, 'mgr_cpu_ms'))} ms of CPU "
               "(median).")
         for k in ("volatile", "ashmem"):
@@ -1595,7 +1597,9 @@ def answer(arch, data, w):
                         losses.append(item)
             w(f"- Where {k} beats the userspace model (interval excludes "
               f"1, section 5): {'; '.join(wins) or 'nowhere'}. Where it "
-              f"loses: {'; '.join(losses) or 'nowhere'}.")
+              f"loses: {'; '.join(losses) or 'nowhere'}. (Read with the "
+              "OOM kills above: a run whose apps were killed has its "
+              "pressure relieved by the kills, and fewer apps to serve.)")
         w("")
     w("**What these runs do not answer**\n")
     w("- Hardware: every number is from an emulated CPU (TCG); ratios "
