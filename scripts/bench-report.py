@@ -804,6 +804,14 @@ def report_arch(arch, d, meta, data, out):
         w(f"| `make bench ARCH={arch}` wall time | {secs // 60} min "
           f"{secs % 60} s |")
     w("")
+    w("clock_res_ns is what clock_getres(CLOCK_MONOTONIC) reports: the "
+      "timer resolution, which is the tick without "
+      "CONFIG_HIGH_RES_TIMERS, not the resolution of a read. "
+      "clock_step_ns is the smallest advance between two reads of the "
+      "clock, measured by the program that wrote the CSV header: that is "
+      "what bounds a timing, and the check fails a run whose step is "
+      f"over {MAX_CLOCK_STEP_NS} ns or whose timings are zero, not finite "
+      "or quantised to a tick.\n")
     w("### Headline ratios\n")
     head_rows = headline(pin, purge, cache, w)
     v1 = os.path.join(os.path.dirname(os.path.normpath(d)), "series-v1",
