@@ -1584,7 +1584,11 @@ def answer(arch, data, w):
               f" its ({fmt_ratio(lat('volatile'), lat(b))}x); {b} had "
               f"OOM kills in {runs} runs (volatile: "
               f"{app_kills(app, 'volatile', 0)[0]}, ashmem: "
-              f"{app_kills(app, 'ashmem', 0)[0]}) and its manager spent "
+              f"{app_kills(app, 'ashmem', 0)[0]}); its manager saw "
+              f"{fmt(sum(app.all(APP, b, 0, 'mgr_events')))} trigger "
+              f"events in {len(app.all(APP, b, 0, 'mgr_events'))} runs, "
+              f"purged {fmt(sum(app.all(APP, b, 0, 'mgr_purged_mib')))} "
+              f"MiB in all and spent "
               f"{fmt(app.get(APP, b, 0, 'mgr_cpu_ms'))} ms of CPU "
               "(median).")
         for k in ("volatile", "ashmem"):
@@ -1621,6 +1625,12 @@ def answer(arch, data, w):
       "killer takes apps when nothing else gives way. The userspace "
       "model's manager purges on PSI (or sends trim levels) but kills "
       "nothing, and its trigger settings are three of many.")
+    w("- A PSI trigger that fires in time: in this regime a pressure "
+      "episode starts and ends (by a purge or an OOM kill) within tens "
+      "to hundreds of ms (section 5), and the events counted above say "
+      "how seldom 10, 50 or 150 ms of stall in a 1 s window was reached "
+      "before the OOM killer acted. Smaller thresholds, a trigger on the "
+      "watermarks, or lmkd's own kill-and-trim policy were not tried.")
     w("")
 
 
