@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +83,24 @@ static int mark(int fd, size_t first, size_t pages)
 static int unmark(int fd, size_t first, size_t pages)
 {
 	return vfalloc(fd, UNMARK, first, pages);
+}
+
+/* ioctl() returning -errno on failure. */
+static long xioctl(int fd, unsigned long cmd, unsigned long arg)
+{
+	long r = ioctl(fd, cmd, arg);
+
+	return r < 0 ? -errno : r;
+}
+
+static long pin_cmd(int fd, unsigned long cmd, size_t first, size_t pages)
+{
+	struct ashmem_pin pin = {
+		.offset = first * page_size,
+		.len = pages * page_size,
+	};
+
+	return xioctl(fd, cmd, (unsigned long)&pin);
 }
 
 /* What memory.reclaim of the test's cgroup did. */
@@ -347,33 +366,196 @@ static void test_zero_fill(void)
 	unregion(fd, p, pages);
 }
 
-/* Writes sealed: marking and unmarking work, and the purge discards. */
-static void test_sealed(void)
+/* Write pattern @seed (vr_fill()'s, page 0 at @first) to pages of @fd. */
+static void fd_fill(int fd, size_t first, size_t pages, unsigned int seed)
 {
-	const size_t pages = 4 * MIB / page_size;
-	int fd = region(pages, NULL), r1, r2, r3;
-	char *p = malloc(pages * page_size);
-	size_t i;
+	char *buf = malloc(pages * page_size);
 
-	if (!p)
+	if (!buf)
 		tap_bail("malloc");
-	vr_fill(p, pages, 27);
-	for (i = 0; i < pages; i++)
-		if (pwrite(fd, p + i * page_size, page_size, i * page_size) !=
-		    (ssize_t)page_size)
-			tap_bail("pwrite: %s", strerror(errno));
-	r1 = fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
-		   F_SEAL_GROW);
-	r2 = mark(fd, 0, pages);
-	reclaim_in(cg, 1024 * MIB);
-	r3 = unmark(fd, 0, pages);
-	tap_result(r1 == 0 && r2 == 0 && r3 == 1 &&
-		   zero_pages_by_read(fd, pages) >= pages * 99 / 100,
-		   "F_SEAL_WRITE: mark 0, unmark 1, the sealed data purged to zeros");
-	free(p);
-	close(fd);
+	vr_fill(buf, pages, seed);
+	if (pwrite(fd, buf, pages * page_size, first * page_size) !=
+	    (ssize_t)(pages * page_size))
+		tap_bail("pwrite of %zu pages: %s", pages, strerror(errno));
+	free(buf);
 }
 
+/*
+ * Read pages of @fd with pread() (no mapping, so no SIGBUS) and count
+ * those holding fd_fill()'s pattern @seed, zeros, or anything else; a
+ * page past the end of the file counts as zero.
+ */
+static struct vr_census fd_census(int fd, size_t first, size_t pages,
+				  unsigned int seed)
+{
+	char *buf = calloc(pages, page_size);
+	struct vr_census c;
+	size_t done = 0;
+	ssize_t n;
+
+	if (!buf)
+		tap_bail("calloc");
+	while (done < pages * page_size) {
+		n = pread(fd, buf + done, pages * page_size - done,
+			  first * page_size + done);
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	c = vr_check(buf, pages, seed);
+	free(buf);
+	return c;
+}
+
+/* What a call returned, for diagnostics: its errno, or its value. */
+static const char *outcome(long r)
+{
+	static char buf[8][48];
+	static unsigned int slot;
+	char *s = buf[slot++ % 8];
+
+	if (r < 0)
+		snprintf(s, sizeof(buf[0]), "%s", strerror(-r));
+	else
+		snprintf(s, sizeof(buf[0]), "success, %ld", r);
+	return s;
+}
+
+static const char *pin_state(long st)
+{
+	return st == ASHMEM_IS_PINNED ? "pinned" :
+	       st == ASHMEM_IS_UNPINNED ? "unpinned" : outcome(st);
+}
+
+/*
+ * Seals.  A volatile mark is a hole punch in waiting, so it obeys the
+ * seals that FALLOC_FL_PUNCH_HOLE obeys: with F_SEAL_WRITE or
+ * F_SEAL_FUTURE_WRITE every way of marking (fallocate() with and without
+ * VOLATILE_ZERO, MADV_VOLATILE and MADV_VOLATILE_ZERO on a shared
+ * mapping, ASHMEM_UNPIN) fails with EPERM and changes nothing, not even
+ * after memory.reclaim; taking ranges back (UNMARK, ASHMEM_PIN,
+ * MADV_NONVOLATILE) stays allowed.  Under F_SEAL_WRITE the mapping is a
+ * read-only one; under F_SEAL_FUTURE_WRITE a writable one made before
+ * the seal.
+ */
+static void test_seal_refuses_marks(int seal, const char *name)
+{
+	const size_t pages = 4 * MIB / page_size;
+	const unsigned int seed = seal == F_SEAL_WRITE ? 35 : 36;
+	const size_t len = pages * page_size;
+	struct reclaim_delta d;
+	struct vr_census c;
+	int fd = region(pages, NULL), i;
+	long base, vol, st, r, un, pin, nonvol;
+	char *m;
+
+	if (seal == F_SEAL_WRITE) {
+		fd_fill(fd, 0, pages, seed);
+		if (fcntl(fd, F_ADD_SEALS, seal))
+			tap_bail("F_ADD_SEALS %s: %s", name, strerror(errno));
+		m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	} else {
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED)
+			vr_fill(m, pages, seed);
+		if (fcntl(fd, F_ADD_SEALS, seal))
+			tap_bail("F_ADD_SEALS %s: %s", name, strerror(errno));
+	}
+	if (m == MAP_FAILED)
+		tap_bail("mmap of a memfd sealed %s: %s", name,
+			 strerror(errno));
+
+	base = vr_volatile_kb();
+	for (i = 0; i < 5; i++) {
+		static const char *const what[] = {
+			"fallocate(MARK)",
+			"fallocate(MARK | VOLATILE_ZERO)",
+			"MADV_VOLATILE on a shared mapping",
+			"MADV_VOLATILE_ZERO on a shared mapping",
+			"ASHMEM_UNPIN",
+		};
+
+		switch (i) {
+		case 0:
+			r = vfalloc(fd, MARK, 0, pages);
+			break;
+		case 1:
+			r = vfalloc(fd, MARK | ZERO, 0, pages);
+			break;
+		case 2:
+			r = vr_madvise(m, len, MADV_VOLATILE);
+			break;
+		case 3:
+			r = vr_madvise(m, len, MADV_VOLATILE_ZERO);
+			break;
+		default:
+			r = pin_cmd(fd, ASHMEM_UNPIN, 0, pages);
+			break;
+		}
+		vol = vr_volatile_kb();
+		st = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, pages);
+		tap_result(r == -EPERM && vol == base &&
+			   st == ASHMEM_IS_PINNED,
+			   "%s: %s: EPERM (got %s), Volatile: %+ld kB, GET_PIN_STATUS %s",
+			   name, what[i], outcome(r), vol - base,
+			   pin_state(st));
+	}
+
+	d = reclaim_in(cg, 1024 * MIB);
+	c = fd_census(fd, 0, pages, seed);
+	vol = vr_volatile_kb();
+	st = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, pages);
+	un = unmark(fd, 0, pages);
+	pin = pin_cmd(fd, ASHMEM_PIN, 0, pages);
+	nonvol = vr_madvise(m, len, MADV_NONVOLATILE);
+	tap_diag("%s: after memory.reclaim %zu of %zu pages intact, %zu zero, %zu other; pgvolatile_purged +%llu; Volatile: %+ld kB, %s",
+		 name, c.intact, pages, c.zero, c.corrupt,
+		 (unsigned long long)d.purged, vol - base, pin_state(st));
+	tap_result(c.intact == pages && vol == base &&
+		   st == ASHMEM_IS_PINNED && un == 0 &&
+		   pin == ASHMEM_NOT_PURGED && nonvol == 0,
+		   "%s: after the refused marks and memory.reclaim every page is intact; UNMARK, ASHMEM_PIN, MADV_NONVOLATILE allowed and report no purge (%s, %s, %s)",
+		   name, outcome(un), outcome(pin), outcome(nonvol));
+	unregion(fd, m, pages);
+}
+
+/*
+ * F_SEAL_WRITE / F_SEAL_FUTURE_WRITE cannot be added while any range of
+ * the file is volatile (a purge would change the sealed data): EBUSY,
+ * the seals unchanged.  Once the range is taken back, the seal goes on.
+ * F_SEAL_WRITE's range is marked with fallocate(), F_SEAL_FUTURE_WRITE's
+ * with ASHMEM_UNPIN; neither file is mapped (a writable mapping is
+ * F_SEAL_WRITE's own EBUSY).
+ */
+static void test_seal_busy(int seal, const char *name)
+{
+	const size_t pages = 16;
+	int fd = region(pages, NULL), before, during, after;
+	long marked, taken, added, err = 0;
+
+	fd_fill(fd, 0, pages, 37);
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK))
+		tap_bail("F_ADD_SEALS F_SEAL_SHRINK: %s", strerror(errno));
+	before = fcntl(fd, F_GET_SEALS);
+	marked = seal == F_SEAL_WRITE ? mark(fd, 4, 2) :
+					pin_cmd(fd, ASHMEM_UNPIN, 4, 2);
+	if (fcntl(fd, F_ADD_SEALS, seal))
+		err = -errno;
+	during = fcntl(fd, F_GET_SEALS);
+	taken = seal == F_SEAL_WRITE ? unmark(fd, 4, 2) :
+				       pin_cmd(fd, ASHMEM_PIN, 4, 2);
+	added = fcntl(fd, F_ADD_SEALS, seal) ? -errno : 0;
+	after = fcntl(fd, F_GET_SEALS);
+	tap_diag("%s with pages 4-5 of 16 volatile (%s: %s): F_ADD_SEALS %s, seals %#x -> %#x; taken back (%s), F_ADD_SEALS %s, seals %#x",
+		 name, seal == F_SEAL_WRITE ? "fallocate(MARK)" : "ASHMEM_UNPIN",
+		 outcome(marked), outcome(err), before, during, outcome(taken),
+		 outcome(added), after);
+	tap_result(marked == 0 && err == -EBUSY && during == before &&
+		   taken == 0 && added == 0 && after == (before | seal),
+		   "%s while a range is volatile: EBUSY (got %s), seals unchanged; added once the range is taken back",
+		   name, outcome(err));
+	close(fd);
+}
 /*
  * Two processes share a memfd: the child marks it volatile through its
  * own mapping; after the parent's reclaim the child's mapping raises
@@ -566,22 +748,103 @@ static void test_truncate(void)
 	close(fd);
 }
 
-/* ioctl() returning -errno on failure. */
-static long xioctl(int fd, unsigned long cmd, unsigned long arg)
+/* How many of @pages pages from @first GET_PIN_STATUS calls unpinned. */
+static size_t unpinned_pages(int fd, size_t first, size_t pages)
 {
-	long r = ioctl(fd, cmd, arg);
+	size_t i, n = 0;
 
-	return r < 0 ? -errno : r;
+	for (i = first; i < first + pages; i++)
+		n += pin_cmd(fd, ASHMEM_GET_PIN_STATUS, i, 1) ==
+		     ASHMEM_IS_UNPINNED;
+	return n;
 }
 
-static long pin_cmd(int fd, unsigned long cmd, size_t first, size_t pages)
+/*
+ * Truncation drops the ranges past the new size: a file marked volatile,
+ * truncated to 0 and grown again holds no volatile range, so the data
+ * written after the regrowth is pinned, counted nowhere as volatile, and
+ * survives reclaim.
+ */
+static void test_truncate_regrow(void)
 {
-	struct ashmem_pin pin = {
-		.offset = first * page_size,
-		.len = pages * page_size,
-	};
+	const size_t pages = 4 * MIB / page_size;
+	long base = vr_volatile_kb(), marked, vol, st, un;
+	struct reclaim_delta d;
+	struct vr_census c;
+	int fd = region(pages, NULL), r1, r2, r3;
+	size_t unpinned;
 
-	return xioctl(fd, cmd, (unsigned long)&pin);
+	fd_fill(fd, 0, pages, 38);
+	r1 = mark(fd, 0, pages);
+	marked = vr_volatile_kb();
+	r2 = ftruncate(fd, 0);
+	r3 = ftruncate(fd, pages * page_size);
+	if (r1 || r2 || r3)
+		tap_bail("mark %d, ftruncate 0: %d, regrow: %d", r1, r2, r3);
+	fd_fill(fd, 0, pages, 39);
+	st = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, pages);
+	vol = vr_volatile_kb();
+	unpinned = unpinned_pages(fd, 0, pages);
+	tap_result(st == ASHMEM_IS_PINNED && vol == base && !unpinned,
+		   "marked, truncated to 0, regrown: GET_PIN_STATUS %s (%zu of %zu pages unpinned), Volatile: %+ld kB (%+ld when marked)",
+		   pin_state(st), unpinned, pages, vol - base, marked - base);
+	d = reclaim_in(cg, 1024 * MIB);
+	c = fd_census(fd, 0, pages, 39);
+	tap_result(c.intact == pages,
+		   "data written after the regrowth survives memory.reclaim: %zu of %zu pages intact, %zu zero, %zu other (pgvolatile_purged +%llu)",
+		   c.intact, pages, c.zero, c.corrupt,
+		   (unsigned long long)d.purged);
+	un = unmark(fd, 0, pages);
+	tap_result(un == 0 && vr_volatile_kb() == base,
+		   "UNMARK of the regrown file: 0 (got %s), nothing was volatile",
+		   outcome(un));
+	close(fd);
+}
+
+/*
+ * Truncation clips a range that straddles the new size: of a 4 MiB range
+ * cut at 2 MiB and grown back to 4 MiB, the first 2 MiB stay volatile
+ * and the regrown 2 MiB are pinned, which reclaim leaves intact.
+ */
+static void test_truncate_clip(void)
+{
+	const size_t pages = 4 * MIB / page_size, half = pages / 2;
+	long base = vr_volatile_kb(), vol, lo, hi, un_hi, un_lo;
+	long half_kb = half * page_size / 1024;
+	struct reclaim_delta d;
+	struct vr_census c;
+	int fd = region(pages, NULL), r1, r2, r3;
+	size_t lo_unpinned, hi_unpinned;
+
+	fd_fill(fd, 0, pages, 40);
+	r1 = mark(fd, 0, pages);
+	r2 = ftruncate(fd, half * page_size);
+	r3 = ftruncate(fd, pages * page_size);
+	if (r1 || r2 || r3)
+		tap_bail("mark %d, ftruncate half: %d, regrow: %d", r1, r2, r3);
+	lo = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, half);
+	hi = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, half, half);
+	lo_unpinned = unpinned_pages(fd, 0, half);
+	hi_unpinned = unpinned_pages(fd, half, half);
+	vol = vr_volatile_kb();
+	tap_result(lo == ASHMEM_IS_UNPINNED && hi == ASHMEM_IS_PINNED &&
+		   lo_unpinned == half && !hi_unpinned &&
+		   vol - base == half_kb,
+		   "4 MiB marked, cut to 2 MiB, regrown: lower half %s (%zu of %zu pages unpinned), upper %s (%zu unpinned), Volatile: %+ld kB (want %+ld)",
+		   pin_state(lo), lo_unpinned, half, pin_state(hi),
+		   hi_unpinned, vol - base, half_kb);
+	fd_fill(fd, half, half, 41);
+	d = reclaim_in(cg, 1024 * MIB);
+	c = fd_census(fd, half, half, 41);
+	un_hi = unmark(fd, half, half);
+	un_lo = unmark(fd, 0, half);
+	tap_diag("after memory.reclaim: pgvolatile_purged +%llu; lower half %zu of %zu pages zero, UNMARK %s",
+		 (unsigned long long)d.purged, fd_census(fd, 0, half, 40).zero,
+		 half, outcome(un_lo));
+	tap_result(c.intact == half && un_hi == 0,
+		   "the upper half written after the regrowth survives memory.reclaim: %zu of %zu pages intact, %zu zero, %zu other; its UNMARK %s",
+		   c.intact, half, c.zero, c.corrupt, outcome(un_hi));
+	close(fd);
 }
 
 /* ashmem's ioctls on a memfd: names, sizes, ids, and their errors. */
@@ -708,6 +971,212 @@ static void test_ioctl_pin(void)
 }
 
 /*
+ * An ashmem prot mask without PROT_WRITE acts as F_SEAL_FUTURE_WRITE:
+ * every way of changing the file's data through its fd or a new open of
+ * it fails with EPERM.  Each path runs on a fresh file of RO_PAGES
+ * pages and writes over page 1 (or drops the last page).
+ */
+#define RO_PAGES 16
+static char *junk;
+
+static long ro_write(int fd)
+{
+	if (lseek(fd, page_size, SEEK_SET) < 0)
+		return -errno;
+	return write(fd, junk, page_size) < 0 ? -errno : 0;
+}
+
+static long ro_pwrite(int fd)
+{
+	return pwrite(fd, junk, page_size, page_size) < 0 ? -errno : 0;
+}
+
+static long ro_writev(int fd)
+{
+	struct iovec iov[2] = {
+		{ junk, page_size / 2 },
+		{ junk + page_size / 2, page_size / 2 },
+	};
+
+	if (lseek(fd, page_size, SEEK_SET) < 0)
+		return -errno;
+	return writev(fd, iov, 2) < 0 ? -errno : 0;
+}
+
+/* write() through open("/proc/self/fd/N", O_RDWR): refused at either. */
+static long ro_reopen(int fd)
+{
+	char path[64];
+	long r;
+	int rw;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rw = open(path, O_RDWR | O_CLOEXEC);
+	if (rw < 0) {
+		tap_diag("open(%s, O_RDWR): %s", path, strerror(errno));
+		return -errno;
+	}
+	r = lseek(rw, page_size, SEEK_SET) < 0 ||
+	    write(rw, junk, page_size) < 0 ? -errno : 0;
+	close(rw);
+	return r;
+}
+
+static long ro_splice(int fd)
+{
+	loff_t off = page_size;
+	int pipefd[2];
+	long r;
+
+	if (pipe(pipefd))
+		tap_bail("pipe: %s", strerror(errno));
+	if (write(pipefd[1], junk, page_size) != (ssize_t)page_size)
+		tap_bail("pipe write: %s", strerror(errno));
+	r = splice(pipefd[0], NULL, fd, &off, page_size, 0) < 0 ? -errno : 0;
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return r;
+}
+
+static long ro_copy_file_range(int fd)
+{
+	int src = memfd_create("vshmem-src", MFD_CLOEXEC);
+	loff_t in = 0, out = page_size;
+	long r;
+
+	if (src < 0 || pwrite(src, junk, page_size, 0) != (ssize_t)page_size)
+		tap_bail("source memfd: %s", strerror(errno));
+	r = copy_file_range(src, &in, fd, &out, page_size, 0) < 0 ? -errno :
+									 0;
+	close(src);
+	return r;
+}
+
+static long ro_punch(int fd)
+{
+	return vfalloc(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1, 1);
+}
+
+static long ro_shrink(int fd)
+{
+	return ftruncate(fd, (RO_PAGES - 1) * page_size) < 0 ? -errno : 0;
+}
+
+static long ro_mark(int fd)
+{
+	return vfalloc(fd, MARK, 0, RO_PAGES);
+}
+
+static long ro_unpin(int fd)
+{
+	return pin_cmd(fd, ASHMEM_UNPIN, 0, RO_PAGES);
+}
+
+static const struct {
+	const char *what;
+	long (*call)(int fd);
+} ro_paths[] = {
+	{ "write()", ro_write },
+	{ "pwrite()", ro_pwrite },
+	{ "writev()", ro_writev },
+	{ "write() through open(/proc/self/fd/N, O_RDWR)", ro_reopen },
+	{ "splice() from a pipe", ro_splice },
+	{ "copy_file_range() into it", ro_copy_file_range },
+	{ "fallocate(PUNCH_HOLE | KEEP_SIZE)", ro_punch },
+	{ "fallocate(MARK_VOLATILE)", ro_mark },
+	{ "ASHMEM_UNPIN", ro_unpin },
+	/* Last: on one file, the others then still see its full size. */
+	{ "ftruncate() to a smaller size", ro_shrink },
+};
+
+#define RO_NR_PATHS (sizeof(ro_paths) / sizeof(ro_paths[0]))
+
+/* A fresh file holding pattern @seed, its mask set to PROT_READ. */
+static int ro_region(unsigned int seed, long *mask)
+{
+	int fd = region(RO_PAGES, NULL);
+
+	fd_fill(fd, 0, RO_PAGES, seed);
+	if (xioctl(fd, ASHMEM_SET_PROT_MASK, PROT_READ))
+		tap_bail("ASHMEM_SET_PROT_MASK PROT_READ: %s", strerror(errno));
+	*mask = xioctl(fd, ASHMEM_GET_PROT_MASK, 0);
+	return fd;
+}
+
+/* What a refused path must have left alone. */
+struct ro_state {
+	struct vr_census c;
+	off_t size;
+	long mask, vol, st;
+};
+
+static struct ro_state ro_state(int fd, unsigned int seed)
+{
+	struct ro_state s;
+	struct stat st;
+
+	s.c = fd_census(fd, 0, RO_PAGES, seed);
+	s.size = fstat(fd, &st) ? -1 : st.st_size;
+	s.mask = xioctl(fd, ASHMEM_GET_PROT_MASK, 0);
+	s.vol = vr_volatile_kb();
+	s.st = pin_cmd(fd, ASHMEM_GET_PIN_STATUS, 0, RO_PAGES);
+	return s;
+}
+
+static bool ro_unchanged(const struct ro_state *s, long mask, long base)
+{
+	/* The mask stays PROT_READ (PROT_EXEC too with READ_IMPLIES_EXEC). */
+	return s->c.intact == RO_PAGES &&
+	       s->size == (off_t)(RO_PAGES * page_size) && s->mask == mask &&
+	       (mask == PROT_READ || mask == (PROT_READ | PROT_EXEC)) &&
+	       s->vol == base && s->st == ASHMEM_IS_PINNED;
+}
+
+static void test_prot_mask_writes(void)
+{
+	struct reclaim_delta d;
+	struct ro_state s;
+	long base, mask, r;
+	size_t i, refused = 0;
+	int fd;
+
+	junk = malloc(page_size);
+	if (!junk)
+		tap_bail("malloc");
+	memset(junk, 0xa5, page_size);
+
+	for (i = 0; i < RO_NR_PATHS; i++) {
+		fd = ro_region(42, &mask);
+		base = vr_volatile_kb();
+		r = ro_paths[i].call(fd);
+		s = ro_state(fd, 42);
+		tap_result(r == -EPERM && ro_unchanged(&s, mask, base),
+			   "prot mask PROT_READ: %s: EPERM (got %s); %zu of %d pages intact, size %lld, mask %#lx, Volatile: %+ld kB, %s",
+			   ro_paths[i].what, outcome(r), s.c.intact, RO_PAGES,
+			   (long long)s.size, s.mask, s.vol - base,
+			   pin_state(s.st));
+		close(fd);
+	}
+
+	/* All of them on one file, then reclaim: every byte still there. */
+	fd = ro_region(43, &mask);
+	base = vr_volatile_kb();
+	for (i = 0; i < RO_NR_PATHS; i++)
+		refused += ro_paths[i].call(fd) == -EPERM;
+	d = reclaim_in(cg, 1024 * MIB);
+	s = ro_state(fd, 43);
+	tap_diag("after memory.reclaim: %zu intact, %zu zero, %zu other of %d pages; pgvolatile_purged +%llu",
+		 s.c.intact, s.c.zero, s.c.corrupt, RO_PAGES,
+		 (unsigned long long)d.purged);
+	tap_result(refused == RO_NR_PATHS && ro_unchanged(&s, mask, base),
+		   "prot mask PROT_READ: all %zu paths on one file (%zu refused with EPERM), then memory.reclaim: every byte, the size (%lld) and the mask (%#lx) unchanged",
+		   RO_NR_PATHS, refused, (long long)s.size, s.mask);
+	close(fd);
+	free(junk);
+	junk = NULL;
+}
+
+/*
  * Many ranges in one file, against a model: random marks and unmarks of
  * 1-32 pages over 256 pages split, fill and empty the file's range tree.
  * After every call meminfo's Volatile must be the model's count, and now
@@ -757,7 +1226,7 @@ static void test_many_ranges(void)
 int main(void)
 {
 	vr_init();
-	tap_plan(41);
+	tap_plan(70);
 	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
 	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
@@ -770,13 +1239,19 @@ int main(void)
 	test_partial_exact();
 	test_unmarked_not_purged();
 	test_zero_fill();
-	test_sealed();
+	test_seal_refuses_marks(F_SEAL_WRITE, "F_SEAL_WRITE");
+	test_seal_refuses_marks(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
+	test_seal_busy(F_SEAL_WRITE, "F_SEAL_WRITE");
+	test_seal_busy(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
 	test_shared_processes();
 	test_two_cgroups();
 	test_memory_max();
 	test_truncate();
+	test_truncate_regrow();
+	test_truncate_clip();
 	test_ioctl_info();
 	test_ioctl_prot();
+	test_prot_mask_writes();
 	test_ioctl_pin();
 	test_many_ranges();
 	return tap_finish();
