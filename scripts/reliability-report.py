@@ -108,6 +108,16 @@ def main(argv):
         ("global_purged", "volatile purges in the workers' cgroup "
          "overlapping a global burst"),
         ("ash_global_purged", "ashmem purges overlapping a global burst"),
+        ("td_munmap_rounds", "volatile ranges (8 MiB) torn down by munmap "
+         "under memory.reclaim"),
+        ("td_mremap_rounds", "... shrunk by mremap (to 2 MiB), the rest "
+         "unmapped"),
+        ("td_brk_rounds", "... heap pages (4 MiB) given back with sbrk()"),
+        ("td_reclaims", "... memory.reclaim writes on their cgroup"),
+        ("churn_removals", "cgroups holding volatile ranges removed under "
+         "reclaim of their parent"),
+        ("churn_busy", "... rmdir() answered EBUSY (retried)"),
+        ("churn_reclaims", "... memory.reclaim writes on the parent"),
         ("bytes_verified", "bytes verified"),
         ("intact_bytes_verified", "... after a NONVOLATILE or PIN that "
          "reported the range intact"),

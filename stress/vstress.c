@@ -41,7 +41,31 @@
  *                     machine reclaims (the ashmem shrinker runs) or the
  *                     OOM killer takes that child.  An ashmem purge seen
  *                     in a window that overlapped a burst and no
- *                     PURGE_ALL_CACHES is the shrinker's.
+ *                     PURGE_ALL_CACHES is the shrinker's;
+ *   teardown workers  in lab-stress/unmap (no limit), one per path that
+ *                     tears a volatile range down: each round fills
+ *                     TEARDOWN of anonymous memory, marks it volatile and
+ *                     at once unmaps it with munmap(), shrinks it with
+ *                     mremap() (then unmaps the rest) or, on the heap,
+ *                     grows the break by BRK_GROW, fills and marks the
+ *                     new pages and shrinks the break back with sbrk();
+ *                     each path detaches the VMAs and downgrades the
+ *                     mmap_lock to read before it zaps them, so the
+ *                     shrinker's mmap_read_trylock() can succeed on a
+ *                     VMA being torn down.  Between the mark and the
+ *                     teardown a worker wakes
+ *   a tight reclaimer and waits (5 ms at most) until it has begun a write
+ *                     to lab-stress/unmap's memory.reclaim ("64M", more
+ *                     than any range holds, so that it keeps walking the
+ *                     range while it goes; every 10 ms anyway);
+ *   a churn worker    creates lab-stress/churn-N, forks a child into it
+ *                     that fills anonymous memory and a memfd the worker
+ *                     holds, marks both volatile (MADV_VOLATILE and
+ *                     FALLOC_FL_MARK_VOLATILE) and sleeps; then kills the
+ *                     child and removes the cgroup, whose memfd ranges
+ *                     are reparented while
+ *   a churn reclaimer writes lab-stress's memory.reclaim, from the
+ *                     child's marks until shortly after the removal.
  * A range reported intact must be intact byte for byte; a purge must be
  * reported; "purged" must name at least one zero-filled page.
  *
@@ -71,6 +95,7 @@
 
 #include <linux/ashmem.h>
 #include <linux/falloc.h>
+#include <linux/futex.h>
 #include <linux/mman.h>
 
 #include "cgroup.h"
@@ -87,10 +112,28 @@
 #define WORK_HIGH (64 * MIB)
 #define WORK_MAX (128 * MIB)
 #define WORKER_NICE 5
+/* The teardown workers: their race needs them running beside the reclaimer. */
+#define TEARDOWN_NICE 0
 #define THREADS 4
 #define GLOBAL_PERIOD 15
 #define GLOBAL_SLACK (4 * MIB)
 #define GLOBAL_HOLD_MS 3000
+/* Teardown workers: the range, what mremap() keeps, the heap's growth. */
+#define TEARDOWN (8 * MIB)
+#define TEARDOWN_KEEP (TEARDOWN / 4)
+#define BRK_GROW (4 * MIB)
+/*
+ * The tight reclaimer: what it asks memory.reclaim for (more than a range
+ * holds: a write that purged a whole chunk would end before the teardown
+ * it waits for), how often at least; how long a teardown worker waits
+ * for it to begin a write.
+ */
+#define TD_RECLAIM "64M"
+#define TD_POLL_MS 10
+#define TD_WAIT_US 5000
+/* Churn worker: the size of its child's anonymous range and memfd. */
+#define CHURN_SIZE (2 * MIB)
+#define CHURN_RMDIR_TRIES 2000
 
 /* Shared by every process; updated with atomic adds. */
 struct stats {
@@ -108,14 +151,27 @@ struct stats {
 	uint64_t global_bursts, global_oom_kills;
 	uint64_t shm_rounds, shm_intact, shm_purged, shm_zero_fill;
 	uint64_t ash_global_purged;
+	/* Rounds of each teardown path, and the tight reclaimer's writes. */
+	uint64_t td_munmap_rounds, td_mremap_rounds, td_brk_rounds;
+	uint64_t td_reclaims;
+	/* Churn: cgroups removed, rmdir()s refused with EBUSY, reclaims. */
+	uint64_t churn_removals, churn_busy, churn_reclaims;
 	/* Odd while a global burst (a PURGE_ALL_CACHES) runs. */
 	uint64_t global_epoch, purge_all_epoch;
+	/* Odd from a churn child's marks until just after its rmdir. */
+	uint64_t churn_epoch;
+	/*
+	 * Teardown ranges marked so far (the tight reclaimer's futex), and
+	 * the writes to memory.reclaim it has begun.
+	 */
+	uint32_t td_marked, td_writes;
 	volatile int stop;
 };
 
 static struct stats *st;
 static size_t page_size;
 static char cg[CG_PATH_MAX], tight_cg[CG_PATH_MAX], roomy_cg[CG_PATH_MAX];
+static char stress_cg[CG_PATH_MAX], unmap_cg[CG_PATH_MAX];
 /* This process's pidfd, for process_madvise; -1 in forked children. */
 static int self_pidfd = -1;
 
@@ -876,6 +932,285 @@ static void presser(uint64_t seed)
 	_exit(0);
 }
 
+static long elapsed_us(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000000L +
+	       (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
+/*
+ * Fill [@p, @p + @len) and mark it volatile, as the teardown workers do
+ * before each teardown: 4 KiB pages mostly, so that the zap that follows
+ * is long; a THP-backed range every fourth round.  Then wake the tight
+ * reclaimer and wait (TD_WAIT_US at most) until it is in a write to
+ * memory.reclaim, so that the shrinker walks the range while it is torn
+ * down: left to chance, the two seldom run at the same time among the
+ * other workers.
+ */
+static int teardown_fill(char *p, size_t len, uint64_t round)
+{
+	uint32_t writes;
+	struct timespec t0;
+
+	if (madvise(p, len, round % 4 == 3 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
+		return -1;
+	fill(p, 0, len / page_size, round);
+	if (madvise(p, len, MADV_VOLATILE))
+		return -1;
+	writes = __atomic_load_n(&st->td_writes, __ATOMIC_ACQUIRE);
+	__atomic_add_fetch(&st->td_marked, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &st->td_marked, FUTEX_WAKE, 1, NULL, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (__atomic_load_n(&st->td_writes, __ATOMIC_ACQUIRE) == writes &&
+	       elapsed_us(&t0) < TD_WAIT_US)
+		sched_yield();
+	return 0;
+}
+
+/* A volatile range gone with munmap(). */
+static int teardown_munmap(uint64_t round)
+{
+	char *p = mmap(NULL, TEARDOWN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int r;
+
+	if (p == MAP_FAILED)
+		return -1;
+	r = teardown_fill(p, TEARDOWN, round);
+	return munmap(p, TEARDOWN) || r ? -1 : 0;
+}
+
+/* A volatile range shrunk in place by mremap(), then the rest unmapped. */
+static int teardown_mremap(uint64_t round)
+{
+	char *p = mmap(NULL, TEARDOWN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *q;
+	int r;
+
+	if (p == MAP_FAILED)
+		return -1;
+	r = teardown_fill(p, TEARDOWN, round);
+	q = mremap(p, TEARDOWN, TEARDOWN_KEEP, 0);
+	if (q != p) {
+		munmap(p, TEARDOWN);
+		return -1;
+	}
+	return munmap(p, TEARDOWN_KEEP) || r ? -1 : 0;
+}
+
+/*
+ * The heap grown by BRK_GROW (from a page boundary), filled, its new pages
+ * marked volatile, and shrunk back with sbrk().  Nothing in this process
+ * calls malloc(), which would share the break.
+ */
+static int teardown_brk(uint64_t round)
+{
+	char *cur = sbrk(0), *p;
+	intptr_t grow;
+	int r;
+
+	if (cur == (void *)-1)
+		return -1;
+	grow = (intptr_t)(-(uintptr_t)cur & (page_size - 1)) + BRK_GROW;
+	if (sbrk(grow) == (void *)-1)
+		return -1;
+	p = cur + grow - BRK_GROW;
+	r = teardown_fill(p, BRK_GROW, round);
+	return sbrk(-grow) == (void *)-1 || r ? -1 : 0;
+}
+
+static void teardown_worker(int (*teardown)(uint64_t), uint64_t *rounds)
+{
+	uint64_t round = 0;
+
+	while (!st->stop) {
+		if (teardown(++round))
+			ADD(errors, 1);
+		else
+			__atomic_add_fetch(rounds, 1, __ATOMIC_RELAXED);
+	}
+	_exit(0);
+}
+
+static void munmap_teardown_worker(uint64_t seed)
+{
+	(void)seed;
+	teardown_worker(teardown_munmap, &st->td_munmap_rounds);
+}
+
+static void mremap_teardown_worker(uint64_t seed)
+{
+	(void)seed;
+	teardown_worker(teardown_mremap, &st->td_mremap_rounds);
+}
+
+static void brk_teardown_worker(uint64_t seed)
+{
+	(void)seed;
+	teardown_worker(teardown_brk, &st->td_brk_rounds);
+}
+
+/*
+ * memory.reclaim on the teardown workers' cgroup, at once whenever one of
+ * them has marked a range and at least every TD_POLL_MS: most writes end
+ * with EAGAIN (little is volatile at any moment), and each runs the
+ * shrinker on their list at every priority on the way.
+ */
+static void teardown_reclaimer(uint64_t seed)
+{
+	const struct timespec poll = { 0, TD_POLL_MS * 1000000L };
+	uint32_t seen = __atomic_load_n(&st->td_marked, __ATOMIC_ACQUIRE);
+
+	(void)seed;
+	while (!st->stop) {
+		if (__atomic_load_n(&st->td_marked, __ATOMIC_ACQUIRE) == seen)
+			syscall(SYS_futex, &st->td_marked, FUTEX_WAIT, seen,
+				&poll, NULL, 0);
+		seen = __atomic_load_n(&st->td_marked, __ATOMIC_ACQUIRE);
+		__atomic_add_fetch(&st->td_writes, 1, __ATOMIC_RELEASE);
+		if (cg_write(unmap_cg, "memory.reclaim", TD_RECLAIM) &&
+		    errno != EAGAIN)
+			ADD(errors, 1);
+		ADD(td_reclaims, 1);
+	}
+	_exit(0);
+}
+
+/*
+ * The churn worker's child: in cgroup @path, volatile anonymous memory
+ * and volatile pages of the worker's memfd @fd, charged to that cgroup;
+ * one byte on @ready, then sleep until killed.
+ */
+static void churn_child(const char *path, int fd, int ready)
+{
+	const size_t pages = CHURN_SIZE / page_size;
+	char *a, *f;
+
+	if (cg_enter(path))
+		_exit(80);
+	a = mmap(NULL, CHURN_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	f = mmap(NULL, CHURN_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED || f == MAP_FAILED)
+		_exit(81);
+	fill(a, 0, pages, 1);
+	fill(f, 0, pages, 2);
+	if (madvise(a, CHURN_SIZE, MADV_VOLATILE) ||
+	    fallocate(fd, FALLOC_FL_MARK_VOLATILE, 0, CHURN_SIZE))
+		_exit(82);
+	if (write(ready, "r", 1) != 1)
+		_exit(83);
+	for (;;)
+		pause();
+}
+
+/* rmdir() @path, again while it is busy; 0 once it is gone. */
+static int churn_remove(const char *path)
+{
+	const struct timespec again = { 0, 1000000 };
+	int tries;
+
+	for (tries = 0; tries < CHURN_RMDIR_TRIES; tries++) {
+		if (!cg_destroy(path))
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		ADD(churn_busy, 1);
+		nanosleep(&again, NULL);
+	}
+	return -1;
+}
+
+/*
+ * One cgroup per round, removed while reclaim runs on the parent: its
+ * child's anonymous range goes with the child, but the memfd's range
+ * stays listed in the dying memcg (the worker holds the file until the
+ * next round), so the removal reparents it, perhaps while the shrinker
+ * has dropped the list lock to purge it.
+ */
+static void churn_worker(uint64_t seed)
+{
+	const struct timespec settle = { 0, 20000000 };
+	int prev_fd = -1;
+	unsigned long n;
+
+	for (n = 0; !st->stop; n++) {
+		char name[64], path[CG_PATH_MAX], c;
+		bool ready = false;
+		int fd, pipefd[2];
+		pid_t pid = -1;
+
+		snprintf(name, sizeof(name), "lab-stress/churn-%lu", n);
+		if (cg_create(name, path, sizeof(path)))
+			_exit(90);
+		fd = memfd_create("vstress-churn", MFD_CLOEXEC);
+		if (fd < 0 || ftruncate(fd, CHURN_SIZE) ||
+		    pipe2(pipefd, O_CLOEXEC))
+			_exit(91);
+		pid = fork();
+		if (pid == 0) {
+			close(pipefd[0]);
+			churn_child(path, fd, pipefd[1]);
+		}
+		close(pipefd[1]);
+		if (pid > 0)
+			ready = read(pipefd[0], &c, 1) == 1;
+		close(pipefd[0]);
+		if (ready) {
+			struct timespec hold = {
+				0, xorshift64(&seed) % 20 * 1000000L
+			};
+
+			epoch_bump(&st->churn_epoch);
+			nanosleep(&hold, NULL);
+		}
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		if (!ready)
+			ADD(errors, 1);
+		if (churn_remove(path))
+			ADD(errors, 1);
+		else
+			ADD(churn_removals, 1);
+		/* The memcg goes offline after an RCU grace period. */
+		nanosleep(&settle, NULL);
+		if (ready)
+			epoch_bump(&st->churn_epoch);
+		if (prev_fd >= 0)
+			close(prev_fd);
+		prev_fd = fd;
+		nanosleep(&settle, NULL);
+	}
+	if (prev_fd >= 0)
+		close(prev_fd);
+	_exit(0);
+}
+
+/* memory.reclaim on lab-stress, the churn cgroups' parent, in a round. */
+static void churn_reclaimer(uint64_t seed)
+{
+	const struct timespec idle = { 0, 1000000 };
+
+	while (!st->stop) {
+		if (!(epoch(&st->churn_epoch) & 1)) {
+			nanosleep(&idle, NULL);
+			continue;
+		}
+		if (cg_write_u64(stress_cg, "memory.reclaim",
+				 (1 + xorshift64(&seed) % 4) * MIB / 2) &&
+		    errno != EAGAIN)
+			ADD(errors, 1);
+		ADD(churn_reclaims, 1);
+	}
+	_exit(0);
+}
+
 static void tight_cache_worker(uint64_t seed)
 {
 	cache_worker(seed, false);
@@ -899,8 +1234,13 @@ static void volatile_worker1(uint64_t seed)
 /*
  * Who runs, in which cgroup, at which nice value.  The workers are many
  * and vfuzz, beside them, is one process: WORKER_NICE leaves it a fair
- * share of the CPUs.  The reclaimer and the presser stay at nice 0, or
- * their reclaim, slow on a debug kernel, would come seldom.
+ * share of the CPUs.  The reclaimers and the presser stay at nice 0, or
+ * their reclaim, slow on a debug kernel, would come seldom; so do the
+ * teardown workers, whose race with the tight reclaimer needs both on a
+ * CPU at once.  On the series before the fix (normal kernel, vfuzz
+ * beside), a reclaimer writing in a loop met them for an oops after 80 s
+ * with the workers at nice 5 and after 32 s at nice 0; woken by each
+ * mark and waited for, as now, within 1 to 8 s (five runs).
  */
 static const struct role {
 	void (*fn)(uint64_t seed);
@@ -917,6 +1257,12 @@ static const struct role {
 	{ ashmem_cache_worker, roomy_cg, WORKER_NICE },
 	{ reclaimer, cg, 0 },
 	{ presser, roomy_cg, 0 },
+	{ munmap_teardown_worker, unmap_cg, TEARDOWN_NICE },
+	{ mremap_teardown_worker, unmap_cg, TEARDOWN_NICE },
+	{ brk_teardown_worker, unmap_cg, TEARDOWN_NICE },
+	{ teardown_reclaimer, unmap_cg, 0 },
+	{ churn_worker, roomy_cg, WORKER_NICE },
+	{ churn_reclaimer, roomy_cg, 0 },
 };
 
 static pid_t spawn(const struct role *role, uint64_t seed)
@@ -941,22 +1287,21 @@ int main(int argc, char **argv)
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
 	bool events_read = true;
 	struct run_opts opts = { .seconds = 120, .seed = 20261203 };
-	char parent[CG_PATH_MAX];
 	pid_t pids[ARRAY_SIZE(roles)];
 	int i, bad_exits = 0;
 
 	if (run_opts_parse(argc, argv, "vstress", &opts))
 		return 2;
 	page_size = sysconf(_SC_PAGESIZE);
-	tap_plan(8);
+	tap_plan(10);
 	tap_diag("vstress: %ld s, seed %llu", opts.seconds,
 		 (unsigned long long)opts.seed);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		tap_bail("mmap: %s", strerror(errno));
-	if (cg_create("lab-stress", parent, sizeof(parent)) ||
-	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	if (cg_create("lab-stress", stress_cg, sizeof(stress_cg)) ||
+	    cg_write(stress_cg, "cgroup.subtree_control", "+memory") ||
 	    cg_create("lab-stress/work", cg, sizeof(cg)) ||
 	    cg_write_u64(cg, "memory.max", WORK_MAX) ||
 	    cg_write_u64(cg, "memory.high", WORK_HIGH))
@@ -966,6 +1311,8 @@ int main(int argc, char **argv)
 		tap_bail("cgroup lab-stress/tight: %s", strerror(errno));
 	if (cg_create("lab-stress/roomy", roomy_cg, sizeof(roomy_cg)))
 		tap_bail("cgroup lab-stress/roomy: %s", strerror(errno));
+	if (cg_create("lab-stress/unmap", unmap_cg, sizeof(unmap_cg)))
+		tap_bail("cgroup lab-stress/unmap: %s", strerror(errno));
 
 	for (i = 0; i < (int)ARRAY_SIZE(roles); i++)
 		pids[i] = spawn(&roles[i], opts.seed * 4 + i + 1);
@@ -1027,6 +1374,15 @@ int main(int argc, char **argv)
 		 (unsigned long long)st->shm_zero_fill);
 	tap_diag("ashmem purges by global reclaim (a burst, no PURGE_ALL_CACHES, in the window): %llu",
 		 (unsigned long long)st->ash_global_purged);
+	tap_diag("teardown under memory.reclaim (%llu writes): %llu munmap, %llu mremap, %llu brk rounds",
+		 (unsigned long long)st->td_reclaims,
+		 (unsigned long long)st->td_munmap_rounds,
+		 (unsigned long long)st->td_mremap_rounds,
+		 (unsigned long long)st->td_brk_rounds);
+	tap_diag("cgroup churn: %llu removals (%llu rmdir EBUSY), %llu memory.reclaim on the parent",
+		 (unsigned long long)st->churn_removals,
+		 (unsigned long long)st->churn_busy,
+		 (unsigned long long)st->churn_reclaims);
 	tap_diag("%llu bytes verified, %llu of them after a NONVOLATILE or PIN that reported the range intact",
 		 (unsigned long long)st->bytes_verified,
 		 (unsigned long long)st->intact_bytes_verified);
@@ -1068,6 +1424,15 @@ int main(int argc, char **argv)
 		   "memory.max purges the cache's volatile chunks instead of an OOM (%llu purged, %llu oom)",
 		   (unsigned long long)st->cache_purged,
 		   (unsigned long long)tight_oom_events);
+	tap_result(st->td_munmap_rounds > 0 && st->td_mremap_rounds > 0 &&
+		   st->td_brk_rounds > 0 && st->td_reclaims > 0,
+		   "volatile ranges torn down under reclaim by munmap, mremap and brk (%llu, %llu, %llu rounds)",
+		   (unsigned long long)st->td_munmap_rounds,
+		   (unsigned long long)st->td_mremap_rounds,
+		   (unsigned long long)st->td_brk_rounds);
+	tap_result(st->churn_removals > 0 && st->churn_reclaims > 0,
+		   "cgroups holding volatile ranges removed under reclaim of their parent (%llu removals)",
+		   (unsigned long long)st->churn_removals);
 
 	if (opts.report) {
 		FILE *f = fopen(opts.report, "we");
@@ -1114,6 +1479,13 @@ int main(int argc, char **argv)
 			REPORT(f, roomy_intact);
 			REPORT(f, roomy_purged);
 			REPORT(f, ash_global_purged);
+			REPORT(f, td_munmap_rounds);
+			REPORT(f, td_mremap_rounds);
+			REPORT(f, td_brk_rounds);
+			REPORT(f, td_reclaims);
+			REPORT(f, churn_removals);
+			REPORT(f, churn_busy);
+			REPORT(f, churn_reclaims);
 			REPORT(f, bytes_verified);
 			REPORT(f, intact_bytes_verified);
 			REPORT(f, lost_bytes);
