@@ -16,7 +16,12 @@ LAB_BUILD ?= $(CURDIR)/build
 # Android's memory configuration in the guest: MGLRU=1, ZRAM=MiB.
 MGLRU ?= 0
 ZRAM ?= 0
-export LAB_BUILD RUN EXTRA MGLRU ZRAM
+# make run / make shell: boot this kernel image instead of the lab's build
+# (which is then not built), e.g. one of an older series.
+KERNEL_IMAGE ?=
+export LAB_BUILD RUN EXTRA MGLRU ZRAM KERNEL_IMAGE
+# What a boot needs: the lab's kernel unless KERNEL_IMAGE names another.
+BOOT_KERNEL := $(if $(KERNEL_IMAGE),,kernel)
 
 SUPPORTED_ARCHES := arm64 x86_64
 ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHES)),)
@@ -56,6 +61,7 @@ help:
 	@echo '  make vm-selftests   the tree'"'"'s mm selftests with and without the series'
 	@echo '  make run RUN=CMD [EXTRA=DIR] [MEM=MiB CPUS=N TIMEOUT=s] [MGLRU=1] [ZRAM=MiB]'
 	@echo '                      boot the patched kernel, run CMD, exit with its status'
+	@echo '                      (KERNEL_IMAGE=FILE: boot that image instead)'
 	@echo '  make shell          interactive guest shell (exit or Ctrl-a x quits)'
 	@echo '  make aosp-ashmem-test AOSP_SRC=FILE'
 	@echo '                      AOSP'"'"'s libcutils ashmem_test.cpp (not in the lab) with'
@@ -107,14 +113,15 @@ rootfs: guest-progs
 	$(DEPS) rootfs
 	$(S)/mkrootfs.sh $(ARCH)
 
-run: kernel rootfs
+run: $(BOOT_KERNEL) rootfs
 	$(DEPS) qemu-$(ARCH)
 	$(S)/run.sh $(ARCH) $(DEBUG) $(MEM) $(CPUS) $(TIMEOUT)
 
-shell: kernel rootfs
+shell: $(BOOT_KERNEL) rootfs
 	$(DEPS) qemu-$(ARCH)
 	$(S)/boot.sh --arch $(ARCH) --debug $(DEBUG) --mem $(MEM) \
-		--cpus $(CPUS) --shell $(if $(EXTRA),--extra $(EXTRA))
+		--cpus $(CPUS) --shell $(if $(EXTRA),--extra $(EXTRA)) \
+		$(if $(KERNEL_IMAGE),--kernel $(KERNEL_IMAGE))
 
 unit:
 	$(S)/tests/host-tests.sh

@@ -7,8 +7,15 @@
 #
 #   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
 #           [--extra DIR] [--run-dir DIR] [--quiet] [--mglru] [--zram MIB]
-#           [--cpu MODEL] [--cmdline PARAM] (--job FILE | --shell)
+#           [--cpu MODEL] [--cmdline PARAM] [--kernel IMAGE]
+#           (--job FILE | --shell)
 #
+# --kernel IMAGE boots that kernel image instead of the lab's build of
+# ARCH/DEBUG (e.g. a kernel of an older series, to show that a test fails
+# on it); --debug still says which variant it is (panic_on_warn=1 for 1).
+# Its release (LAB_EXPECT_RELEASE) comes from a lab-release file beside
+# the image or at the top of its build directory, else, on arm64, from the
+# image itself.
 # --cmdline PARAM adds one kernel parameter (key=value, no spaces; may be
 # given more than once), e.g. ashmem.rust_mode=1.
 # --cpu MODEL is QEMU's -cpu under TCG (default: cortex-a72 on arm64, max
@@ -31,12 +38,12 @@ set -eu
 
 usage()
 {
-	sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
-job="" shell=0 mglru=0 zram=0 cpu="" cmdline=""
+job="" shell=0 mglru=0 zram=0 cpu="" cmdline="" kernel=""
 need_arg()
 {
 	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
@@ -58,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--extra) need_arg "$@"; extra=$2; shift 2 ;;
 	--run-dir) need_arg "$@"; run_dir=$2; shift 2 ;;
 	--job) need_arg "$@"; job=$2; shift 2 ;;
+	--kernel) need_arg "$@"; kernel=$2; shift 2 ;;
 	--shell) shell=1; shift ;;
 	--quiet) quiet=1; shift ;;
 	--mglru) mglru=1; shift ;;
@@ -90,14 +98,22 @@ if [ -n "$extra" ]; then
 	extra=$(cd "$extra" && pwd)
 fi
 
-image=$(kernel_image "$arch" "$debug")
 rootfs=$(rootfs_image "$arch")
-release_file=$(kernel_out_dir "$arch" "$debug")/lab-release
-if [ ! -f "$image" ] || [ ! -f "$release_file" ]; then
-	die "no kernel at $image (run: make kernel ARCH=$arch DEBUG=$debug)"
+if [ -n "$kernel" ]; then
+	[ -f "$kernel" ] || die "no kernel image at '$kernel' (--kernel / KERNEL_IMAGE)"
+	image=$(cd "$(dirname "$kernel")" && pwd)/$(basename "$kernel")
+	release=$(image_release "$image")
+	[ -n "$release" ] ||
+		log "no release known for $image: the in-guest release check will fail"
+else
+	image=$(kernel_image "$arch" "$debug")
+	release_file=$(kernel_out_dir "$arch" "$debug")/lab-release
+	if [ ! -f "$image" ] || [ ! -f "$release_file" ]; then
+		die "no kernel at $image (run: make kernel ARCH=$arch DEBUG=$debug)"
+	fi
+	release=$(cat "$release_file")
 fi
 [ -f "$rootfs" ] || die "no initramfs at $rootfs (run: make rootfs ARCH=$arch)"
-release=$(cat "$release_file")
 
 [ -n "$run_dir" ] || run_dir=$LAB_BUILD/runs/$(variant_name "$arch" "$debug")
 mkdir -p "$run_dir"
@@ -155,12 +171,12 @@ if [ -n "$extra" ]; then
 fi
 
 if [ "$shell" = 1 ]; then
-	log "interactive shell on $release ($accel); Ctrl-a x quits QEMU"
+	log "interactive shell on ${release:-$image} ($accel); Ctrl-a x quits QEMU"
 	exec "${qemu[@]}" -display none -serial mon:stdio
 fi
 
 {
-	echo "# written by boot.sh for $release"
+	echo "# written by boot.sh for ${release:-$image}"
 	echo "export LAB_EXPECT_RELEASE='$release'"
 	echo "export LAB_ARCH=$arch LAB_DEBUG=$debug LAB_ACCEL=$accel LAB_CPU=$cpu"
 	echo "export LAB_MGLRU=$mglru LAB_ZRAM_MIB=$zram"
@@ -168,7 +184,7 @@ fi
 } > "$share/job.sh"
 : > "$share/job.log"
 
-[ "$quiet" = 1 ] || log "booting $release on ${qemu[0]} ($accel, $cpus CPUs, $mem MiB, timeout ${timeout}s)"
+[ "$quiet" = 1 ] || log "booting ${release:-$image} on ${qemu[0]} ($accel, $cpus CPUs, $mem MiB, timeout ${timeout}s)"
 timeout --kill-after=10 "$timeout" "${qemu[@]}" -display none -monitor none \
 	-serial "file:$run_dir/console.log" < /dev/null &
 qemu_pid=$!

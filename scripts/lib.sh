@@ -131,6 +131,26 @@ kernel_image()
 	esac
 }
 
+# image_release IMAGE: the release of a kernel image given by path (boot.sh
+# --kernel): the lab-release file beside it or at the top of its build
+# directory (IMAGE is arch/*/boot/<image> there), else the "Linux version"
+# string in the image, which an uncompressed arm64 Image holds; empty when
+# none is found.
+image_release()
+{
+	local dir f
+
+	dir=$(dirname "$1")
+	for f in "$dir/lab-release" "$dir/../../../lab-release"; do
+		if [ -f "$f" ]; then
+			cat "$f"
+			return 0
+		fi
+	done
+	LC_ALL=C grep -a -o -m 1 'Linux version [^ ]*' "$1" 2>/dev/null |
+		head -n 1 | cut -d' ' -f3
+}
+
 headers_dir()
 {
 	printf '%s/headers/%s\n' "$LAB_BUILD" "$1"

@@ -248,6 +248,38 @@ expect 1 "unknown ARCH 'sparc'" "boot.sh: an unknown arch is refused" -- \
 	"$S/boot.sh" --arch sparc --job /dev/null
 expect 1 "no kernel at" "boot.sh: a missing kernel is named" -- \
 	env LAB_BUILD="$tmp/empty" "$S/boot.sh" --arch arm64 --job /dev/null
+expect 1 "no kernel image at '$tmp/none/Image'" \
+	"boot.sh: a missing --kernel image is named" -- \
+	"$S/boot.sh" --arch arm64 --kernel "$tmp/none/Image" --job /dev/null
+mkdir -p "$tmp/old/arch/arm64/boot"
+printf 'junk\0Linux version 6.1.1-vlold (cc) #1 SMP\0junk' \
+	> "$tmp/old/arch/arm64/boot/Image"
+expect 1 "no initramfs at" \
+	"boot.sh: --kernel needs no lab kernel build" -- \
+	env LAB_BUILD="$tmp/empty" "$S/boot.sh" --arch arm64 \
+	--kernel "$tmp/old/arch/arm64/boot/Image" --job /dev/null
+expect 1 "no kernel image at '$tmp/none/Image'" \
+	"run.sh: a missing KERNEL_IMAGE is named" -- \
+	env RUN=true KERNEL_IMAGE="$tmp/none/Image" LAB_BUILD="$tmp/runs1" \
+	"$S/run.sh" arm64 0 64 1 10
+# make run side by side: a run directory each, and a link to the last.
+runs=$tmp/runs2/runs
+for i in 1 2; do
+	env RUN="echo $i" LAB_BUILD="$tmp/runs2" "$S/run.sh" arm64 0 64 1 10 \
+		> "$tmp/run$i.out" 2>&1 &
+done
+wait
+env RUN='echo 3' LAB_BUILD="$tmp/runs2" "$S/run.sh" arm64 0 64 1 10 \
+	> "$tmp/run3.out" 2>&1 || true
+last=$(sed -n 's/.*run directory: //p' "$tmp/run3.out")
+ok "$([ "$(find "$runs" -mindepth 2 -maxdepth 2 -path '*/run-arm64-2*/job' \
+	-exec cat {} + | sort | tr -d '\n')" = 'echo 1echo 2echo 3' ]
+	echo $?)" \
+	"run.sh: runs side by side get a run directory each"
+ok "$([ -L "$runs/run-arm64-last" ] && [ -n "$last" ] &&
+	[ "$(cat "$runs/run-arm64-last/job")" = 'echo 3' ] &&
+	[ "$(cd "$runs/run-arm64-last" && pwd -P)" = "$(cd "$last" && pwd -P)" ]
+	echo $?)" "run.sh: run-<variant>-last names the run started last"
 expect 2 "unknown group 'bogus'" "deps.sh: an unknown group is refused" -- \
 	"$S/deps.sh" bogus
 
@@ -347,6 +379,12 @@ expect 1 "unknown ARCH 'sparc'" "vm-selftests.sh: an unknown arch is refused" --
 ok "$(. "$S/lib.sh"; [ "$(LAB_KERNEL_BASELINE=1 variant_name arm64 0)" = \
 	arm64-baseline ] && [ "$(variant_name arm64 1)" = arm64-debug ]; echo $?)" \
 	"lib.sh: the unpatched kernel has a build directory of its own"
+# shellcheck source=scripts/lib.sh
+ok "$(. "$S/lib.sh"; r1=$(image_release "$tmp/old/arch/arm64/boot/Image")
+	echo 6.1.1-vlbuilt > "$tmp/old/lab-release"
+	r2=$(image_release "$tmp/old/arch/arm64/boot/Image")
+	[ "$r1" = 6.1.1-vlold ] && [ "$r2" = 6.1.1-vlbuilt ]; echo $?)" \
+	"lib.sh: an image's release from its build directory or the image"
 if git -C "$top" rev-parse --git-dir > /dev/null 2>&1; then
 	git -C "$top" ls-files | grep -E '(^|/)(__pycache__/|build/)|\.(pyc|o|a)$' \
 		> "$tmp/generated" || true
