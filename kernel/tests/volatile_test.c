@@ -9,7 +9,14 @@
  * (make check runs the suite without swap, with the multi-gen LRU, with
  * zram swap and with both); volatile pages must be purged in every one
  * and never swapped.  The test runs in the cgroup lab-volatile/main; the
- * memory.max and memory.high cases use lab-volatile/limit.
+ * memory.max and memory.high cases use lab-volatile/limit, the others
+ * that need cgroups of their own make them under lab-volatile too.
+ *
+ *   volatile_test [--skip NAME]... [NAME]...
+ *
+ * runs the named tests (every test when none is named) less the skipped
+ * ones; --list prints the names.  teardown_race, last, is the one that
+ * crashes a kernel whose shrinker purges VMAs munmap() is tearing down.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,9 +31,11 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/io_uring.h>
+#include <linux/sched.h>
 
 #include "cgroup.h"
 #include "proc.h"
@@ -823,6 +832,355 @@ static void test_accounting(void)
 		   "accounting: unmapping a volatile range takes it out of the count");
 }
 
+/* Touch every page of the range with a read: anonymous memory maps the zero page. */
+static void read_pages(const char *p, size_t pages)
+{
+	size_t i;
+
+	for (i = 0; i < pages; i++)
+		(void)*(const volatile char *)(p + i * page_size);
+}
+
+/*
+ * A range whose pass found only zero pages has nothing the shrinker can
+ * purge: the write faults that replace them (do_wp_page() copying the
+ * zero page) bring purgeable pages into it, which a later reclaim must
+ * purge, and Volatile: must count the range again while it holds them.
+ * MADV_NOHUGEPAGE keeps the huge zero page out.
+ */
+static void test_zero_page_relist(void)
+{
+	const size_t pages = 8 * MIB / page_size, len = pages * page_size;
+	const long kb = len / 1024;
+	struct volatile_count base = volatile_count();
+	bool marked, counted;
+	uint64_t before;
+	struct vr_census c;
+	char *p = vr_map(pages);
+	int r;
+
+	madvise(p, len, MADV_NOHUGEPAGE);
+	vr_madvise(p, len, MADV_VOLATILE);
+	marked = volatile_count_is(base, kb);
+	read_pages(p, pages);
+	before = vr_purged_counter();
+	vr_reclaim(cg, 1024 * MIB);
+	tap_diag("zero page: a pass over %zu zero pages purged +%llu, Volatile: %+ld kB",
+		 pages, (unsigned long long)(vr_purged_counter() - before),
+		 vr_volatile_kb() - base.meminfo);
+	vr_fill(p, pages, 30);
+	counted = volatile_count_is(base, kb);
+	tap_result(marked && counted,
+		   "zero page: Volatile: counts the range again once the zero pages a pass left were written");
+	tap_result(reclaim_purges(p, pages, "written after a pass over zero pages"),
+		   "zero page: pages written over zero pages after a pass are purged by the next reclaim");
+	r = vr_madvise(p, len, MADV_NONVOLATILE);
+	c = vr_check(p, pages, 30);
+	tap_result(r == 1 && c.zero == pages && c.corrupt == 0,
+		   "zero page: NONVOLATILE reports that purge (%d), every page reads zero (%zu of %zu)",
+		   r, c.zero, pages);
+	munmap(p, len);
+}
+
+/* Say which pages of the range still hold their data, and where it starts. */
+static void report_kept(const char *p, size_t pages, unsigned int seed)
+{
+	size_t i, first = pages, last = 0;
+
+	for (i = 0; i < pages; i++) {
+		if (!vr_page_intact(p, i, seed))
+			continue;
+		first = i < first ? i : first;
+		last = i;
+	}
+	tap_diag("pages %zu to %zu of %zu kept their data; the range starts %lu kB into a 2 MiB chunk",
+		 first, last, pages,
+		 ((unsigned long)p & (2 * MIB - 1)) / 1024);
+}
+
+/*
+ * The parent's pass keeps the pages it shares with a child that made its
+ * copy nonvolatile; the parent's writes then copy them (COW) into pages
+ * of its own, which the next reclaim must purge while the child's copy
+ * stays intact.  The first reclaim usually stops in the middle of a pass
+ * (2 MiB chunks), so the next one resumes there: the pages behind that
+ * point must be purged too, not only those of the pass's last chunks.
+ * 32 MiB makes a stop at the very end of the range unlikely.
+ */
+static void test_cow_relist(void)
+{
+	const size_t pages = 32 * MIB / page_size, len = pages * page_size;
+	int to_child[2], to_parent[2], status = -1, r;
+	struct reclaim_delta d;
+	struct vr_census c;
+	char *p = vr_map(pages);
+	bool kept, purged;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	madvise(p, len, MADV_NOHUGEPAGE);
+	vr_fill(p, pages, 31);
+	vr_madvise(p, len, MADV_VOLATILE);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = vr_madvise(p, len, MADV_NONVOLATILE) == 0;
+
+		vr_send_byte(to_parent[1]);
+		vr_wait_byte(to_child[0]);
+		ok = ok && vr_check(p, pages, 31).intact == pages;
+		_exit(ok ? 0 : 1);
+	}
+	if (!vr_wait_byte(to_parent[0]))
+		tap_bail("COW child died before the parent's reclaim");
+	d = reclaim_cgroup();
+	c = vr_check(p, pages, 31);
+	tap_diag("COW: the pass over shared pages purged +%llu; %zu intact",
+		 (unsigned long long)d.purged, c.intact);
+	kept = d.valid && d.purged == 0 && c.intact == pages;
+	vr_fill(p, pages, 32);
+	vr_send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	tap_result(kept && WIFEXITED(status) && !WEXITSTATUS(status),
+		   "COW: the parent's pass keeps the pages a nonvolatile child shares; the child's copy stays intact");
+	purged = reclaim_purges(p, pages, "copied on write after a pass");
+	r = vr_madvise(p, len, MADV_NONVOLATILE);
+	c = vr_check(p, pages, 32);
+	if (c.intact)
+		report_kept(p, pages, 32);
+	tap_result(purged && r == 1 && c.zero == pages && c.corrupt == 0,
+		   "COW: pages the parent copied on write after its pass are purged (NONVOLATILE %d, %zu of %zu zero)",
+		   r, c.zero, pages);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	munmap(p, len);
+}
+
+/* How many pages of the range mincore() shows resident; -1 on error. */
+static long resident_pages(void *addr, size_t pages)
+{
+	unsigned char vec[4096];
+	size_t i, done, n;
+	long resident = 0;
+
+	for (done = 0; done < pages; done += n) {
+		n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
+		if (mincore((char *)addr + done * page_size, n * page_size,
+			    vec))
+			return -1;
+		for (i = 0; i < n; i++)
+			resident += vec[i] & 1;
+	}
+	return resident;
+}
+
+/* The cgroup's pgvolatile_purged in memory.stat, or UINT64_MAX. */
+static uint64_t memcg_purged(const char *path)
+{
+	uint64_t v;
+
+	if (cg_read_key(path, "memory.stat", "pgvolatile_purged", &v))
+		return UINT64_MAX;
+	return v;
+}
+
+/* Both counters readable, and the difference. */
+static uint64_t delta(uint64_t before, uint64_t after)
+{
+	if (before == UINT64_MAX || after == UINT64_MAX)
+		return UINT64_MAX;
+	return after - before;
+}
+
+/* What the child of test_memcg_moved() saw, in memory shared with it. */
+struct memcg_moved {
+	int step;		/* the step that failed, 0 when none */
+	uint64_t purged_marker;	/* pgvolatile_purged: reclaim of the marker's */
+	uint64_t purged_owner;	/* and of the pages' cgroup */
+	uint64_t stat_owner;	/* memory.stat pgvolatile_purged, both */
+	uint64_t stat_marker;
+	long resident;		/* pages resident after the marker's reclaim */
+	int nonvolatile;
+	struct vr_census census;
+};
+
+#define MEMCG_PAGES	4096
+
+/*
+ * Fault the pages in the cgroup @arg[0], move to @arg[1] and mark them
+ * there: reclaim of the cgroup the pages are charged to must purge them,
+ * reclaim of the marker's cgroup (charged for none of them) nothing.
+ */
+static int memcg_moved_child(void *arg)
+{
+	struct memcg_moved *m = arg;
+	const size_t len = MEMCG_PAGES * page_size;
+	char owner[CG_PATH_MAX], marker[CG_PATH_MAX];
+	uint64_t v0, v1, v2, a0, b0;
+	char *p;
+
+	if (cg_create("lab-volatile/owner", owner, sizeof(owner)) ||
+	    cg_create("lab-volatile/marker", marker, sizeof(marker)))
+		return m->step = 1;
+	if (cg_enter(owner))
+		return m->step = 2;
+	p = vr_map(MEMCG_PAGES);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	vr_fill(p, MEMCG_PAGES, 33);
+	if (cg_enter(marker))
+		return m->step = 3;
+	if (vr_madvise(p, len, MADV_VOLATILE))
+		return m->step = 4;
+	a0 = memcg_purged(owner);
+	b0 = memcg_purged(marker);
+	v0 = vr_purged_counter();
+	vr_reclaim(marker, 1024 * MIB);
+	v1 = vr_purged_counter();
+	/* mincore, not a read: a purged page would raise SIGBUS. */
+	m->resident = resident_pages(p, MEMCG_PAGES);
+	vr_reclaim(owner, 1024 * MIB);
+	v2 = vr_purged_counter();
+	m->stat_owner = delta(a0, memcg_purged(owner));
+	m->stat_marker = delta(b0, memcg_purged(marker));
+	m->purged_marker = delta(v0, v1);
+	m->purged_owner = delta(v1, v2);
+	m->nonvolatile = vr_madvise(p, len, MADV_NONVOLATILE);
+	m->census = vr_check(p, MEMCG_PAGES, 33);
+	munmap(p, len);
+	m->step = 0;
+	return 0;
+}
+
+/*
+ * A range whose pages one cgroup is charged for, marked by a task that
+ * has moved to another: the limits and reclaim of the cgroup that holds
+ * the memory reach it, those of the other do not.
+ */
+static void test_memcg_moved(void)
+{
+	const size_t pages = MEMCG_PAGES;
+	struct memcg_moved *m;
+	char path[CG_PATH_MAX];
+	int status;
+	bool ran;
+
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
+	memset(m, 0, sizeof(*m));
+	m->step = -1;
+	status = run_child(memcg_moved_child, m);
+	tap_diag("memcg moved: status %#x, step %d; marker's reclaim purged +%llu (%ld of %zu resident after it), the owner's +%llu; memory.stat owner %+lld, marker %+lld; NONVOLATILE %d, %zu zero, %zu intact, %zu corrupt",
+		 status, m->step, (unsigned long long)m->purged_marker,
+		 m->resident, pages, (unsigned long long)m->purged_owner,
+		 (long long)m->stat_owner, (long long)m->stat_marker,
+		 m->nonvolatile, m->census.zero, m->census.intact,
+		 m->census.corrupt);
+	ran = WIFEXITED(status) && !WEXITSTATUS(status) && !m->step;
+	tap_result(ran && m->purged_marker == 0 &&
+		   m->resident == (long)pages,
+		   "memcg: reclaim of the cgroup of the task that marked the range, charged for none of its pages, purges nothing");
+	tap_result(ran && m->purged_owner >= pages * 99 / 100 &&
+		   m->purged_owner != UINT64_MAX && m->nonvolatile == 1 &&
+		   m->census.zero >= pages * 99 / 100 && !m->census.corrupt,
+		   "memcg: reclaim of the cgroup charged for the pages purges them, though the task marked them from another");
+	tap_result(ran && m->stat_owner >= pages * 99 / 100 &&
+		   m->stat_owner != UINT64_MAX && m->stat_marker == 0,
+		   "memcg: memory.stat pgvolatile_purged counts the purge in the cgroup charged for the pages");
+	munmap(m, sizeof(*m));
+	if (!cg_create("lab-volatile/owner", path, sizeof(path)))
+		rmdir(path);
+	if (!cg_create("lab-volatile/marker", path, sizeof(path)))
+		rmdir(path);
+}
+
+/* What the clone3() child of test_memcg_clone_into() saw. */
+struct memcg_cloned {
+	int step;
+	uint64_t purged;	/* pgvolatile_purged: reclaim of its cgroup */
+	uint64_t stat;		/* its cgroup's memory.stat pgvolatile_purged */
+	int nonvolatile;
+	struct vr_census census;
+};
+
+/*
+ * A child started by clone3(CLONE_INTO_CGROUP) in a cgroup of its own
+ * inherits a volatile range and writes every page of it: its copies are
+ * charged to its cgroup, whose reclaim must purge them, and not the
+ * parent's pages, which another cgroup holds.
+ */
+static void test_memcg_clone_into(void)
+{
+	const size_t pages = MEMCG_PAGES, len = pages * page_size;
+	struct clone_args args;
+	struct memcg_cloned *m;
+	char path[CG_PATH_MAX], *p;
+	struct vr_census c;
+	int fd, status = -1, r;
+	pid_t pid;
+
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
+	memset(m, 0, sizeof(*m));
+	m->step = -1;
+	if (cg_create("lab-volatile/cloned", path, sizeof(path)))
+		tap_bail("cannot create lab-volatile/cloned: %s",
+			 strerror(errno));
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	p = vr_map(pages);
+	madvise(p, len, MADV_NOHUGEPAGE);
+	vr_fill(p, pages, 34);
+	vr_madvise(p, len, MADV_VOLATILE);
+	memset(&args, 0, sizeof(args));
+	args.flags = CLONE_INTO_CGROUP;
+	args.exit_signal = SIGCHLD;
+	args.cgroup = fd;
+	pid = fd < 0 ? -1 : syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		uint64_t v0, s0;
+
+		vr_fill(p, pages, 35);
+		s0 = memcg_purged(path);
+		v0 = vr_purged_counter();
+		vr_reclaim(path, 1024 * MIB);
+		m->purged = delta(v0, vr_purged_counter());
+		m->stat = delta(s0, memcg_purged(path));
+		m->nonvolatile = vr_madvise(p, len, MADV_NONVOLATILE);
+		m->census = vr_check(p, pages, 35);
+		m->step = 0;
+		_exit(0);
+	}
+	if (pid < 0)
+		tap_diag("clone3(CLONE_INTO_CGROUP): %s", strerror(errno));
+	else
+		waitpid(pid, &status, 0);
+	tap_diag("clone3 into a cgroup: status %#x, step %d; its reclaim purged +%llu, memory.stat %+lld; the child's NONVOLATILE %d, %zu zero, %zu intact",
+		 status, m->step, (unsigned long long)m->purged,
+		 (long long)m->stat, m->nonvolatile, m->census.zero,
+		 m->census.intact);
+	tap_result(WIFEXITED(status) && !WEXITSTATUS(status) && !m->step &&
+		   m->purged >= pages * 99 / 100 && m->purged != UINT64_MAX &&
+		   m->stat >= pages * 99 / 100 && m->stat != UINT64_MAX &&
+		   m->nonvolatile == 1 && m->census.zero >= pages * 99 / 100 &&
+		   !m->census.corrupt,
+		   "memcg: reclaim of the cgroup a clone3(CLONE_INTO_CGROUP) child wrote an inherited range in purges the child's pages");
+	r = vr_madvise(p, len, MADV_NONVOLATILE);
+	c = vr_check(p, pages, 34);
+	tap_result(pid > 0 && r == 0 && c.intact == pages,
+		   "memcg: ... and not the parent's, charged to another cgroup (NONVOLATILE %d, %zu of %zu intact)",
+		   r, c.intact, pages);
+	munmap(p, len);
+	munmap(m, sizeof(*m));
+	if (fd >= 0)
+		close(fd);
+	rmdir(path);
+}
+
 static void test_thp(void)
 {
 	const size_t size = 4 * MIB, pages = size / page_size;
@@ -1182,6 +1540,106 @@ static void test_zero_fill(void)
 	munmap(p, len);
 }
 
+/* How many pages of the range pagemap shows present or swapped; -1 on error. */
+static long held_pages(const void *addr, size_t pages)
+{
+	uint64_t entry;
+	long held = 0;
+	size_t i;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < pages; i++) {
+		off_t off = ((uintptr_t)addr / page_size + i) * sizeof(entry);
+
+		if (pread(fd, &entry, sizeof(entry), off) != sizeof(entry)) {
+			close(fd);
+			return -1;
+		}
+		held += (entry >> 62) != 0;	/* PM_PRESENT or PM_SWAP */
+	}
+	close(fd);
+	return held;
+}
+
+/*
+ * MADV_VOLATILE_ZERO: a purged page read as zeros in one half of a range
+ * is no loss in the other half.  The first half is purged alone: a child
+ * keeps the second half's pages shared and nonvolatile, and has copied
+ * the first half's on write, so the parent's pass purges exactly the
+ * first 2 MiB, whatever the memory mode.  After zeros are read there,
+ * NONVOLATILE of the last 2 MiB (which splits the range) returns 0 with
+ * the data intact, and NONVOLATILE of the first half 1.
+ */
+static void test_zero_fill_split_report(void)
+{
+	const size_t pages = 4 * MIB / page_size, half = pages / 2;
+	const size_t hlen = half * page_size, len = pages * page_size;
+	int to_child[2], to_parent[2], status = -1, r_last, r_first;
+	long held_first, held_last;
+	size_t i, intact = 0;
+	struct reclaim_delta d;
+	struct vr_census c;
+	char *p = vr_map(pages);
+	bool setup, zeros;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		tap_bail("pipe: %s", strerror(errno));
+	madvise(p, len, MADV_NOHUGEPAGE);
+	vr_fill(p, pages, 36);
+	vr_madvise(p, len, MADV_VOLATILE_ZERO);
+	pid = fork();
+	if (pid == 0) {
+		bool ok = vr_madvise(p, len, MADV_NONVOLATILE) == 0;
+
+		vr_fill(p, half, 37);
+		vr_send_byte(to_parent[1]);
+		vr_wait_byte(to_child[0]);
+		for (i = half; i < pages; i++)
+			ok = ok && vr_page_intact(p, i, 36);
+		_exit(ok && vr_check(p, half, 37).intact == half ? 0 : 1);
+	}
+	if (!vr_wait_byte(to_parent[0]))
+		tap_bail("VOLATILE_ZERO split: the child died before the reclaim");
+	d = reclaim_cgroup();
+	/* pagemap, not reads: a read would fault in zeros. */
+	held_first = held_pages(p, half);
+	held_last = held_pages(p + hlen, half);
+	for (i = half; held_last == (long)half && i < pages; i++)
+		intact += vr_page_intact(p, i, 36);
+	vr_send_byte(to_child[1]);
+	waitpid(pid, &status, 0);
+	tap_diag("VOLATILE_ZERO split: pgvolatile_purged +%llu; first half %ld held, last half %ld held, %zu intact",
+		 (unsigned long long)d.purged, held_first, held_last, intact);
+	setup = d.valid && d.purged == half && held_first == 0 &&
+		held_last == (long)half && intact == half;
+	tap_result(setup && WIFEXITED(status) && !WEXITSTATUS(status),
+		   "VOLATILE_ZERO split: a reclaim purges the first 2 MiB of a 4 MiB range alone");
+
+	zeros = read_all(p, half);
+	for (i = 0; i < half; i++)
+		zeros = zeros && vr_page_zero(p, i);
+	r_last = vr_madvise(p + hlen, hlen, MADV_NONVOLATILE);
+	for (i = half, intact = 0; i < pages; i++)
+		intact += vr_page_intact(p, i, 36);
+	tap_result(setup && zeros && r_last == 0 && intact == half,
+		   "VOLATILE_ZERO split: after zeros were read in the purged first half, NONVOLATILE of the intact last 2 MiB returns 0 (%d), data intact (%zu of %zu)",
+		   r_last, intact, half);
+	r_first = vr_madvise(p, hlen, MADV_NONVOLATILE);
+	c = vr_check(p, half, 36);
+	tap_result(setup && r_first == 1 && c.zero == half,
+		   "VOLATILE_ZERO split: NONVOLATILE of the first half reports its purge (%d), %zu of %zu pages zero",
+		   r_first, c.zero, half);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	munmap(p, len);
+}
+
 /*
  * Randomized: ranges of 1-16 pages, a random share purged by a random
  * memory.reclaim, random pages read while volatile; NONVOLATILE must
@@ -1227,6 +1685,178 @@ static void test_random(void)
 		   RANDOM_TRIALS);
 }
 
+#define RACE_SECONDS	5
+#define RACE_MIB	16
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* How a racer takes its volatile range away. */
+enum race_kind { RACE_MUNMAP, RACE_MREMAP, RACE_BRK, RACE_KINDS };
+
+static const char *const race_names[RACE_KINDS] = {
+	[RACE_MUNMAP] = "munmap",
+	[RACE_MREMAP] = "mremap shrinking",
+	[RACE_BRK] = "brk shrinking",
+};
+
+/*
+ * Until @deadline: map 16 MiB (mmap, or brk growing), touch every page,
+ * mark it volatile, take it away again (munmap, mremap to a quarter then
+ * munmap, brk back).  Each of these unmaps with the mmap_lock downgraded
+ * to read.  Every call must succeed; the exit status is the step that
+ * failed, 0 when none did.  Every other round is MADV_NOHUGEPAGE, so that
+ * both PTE and PMD mappings are torn down.
+ */
+static int race_worker(enum race_kind kind, double deadline,
+		       unsigned long *rounds)
+{
+	const size_t len = RACE_MIB * MIB;
+	unsigned long base = 0, i;
+	char *p;
+	size_t off;
+
+	if (kind == RACE_BRK) {
+		base = syscall(SYS_brk, 0);
+		base = (base + page_size - 1) & ~(page_size - 1);
+		if ((unsigned long)syscall(SYS_brk, base) != base)
+			return 10;
+	}
+	for (i = 0; now_seconds() < deadline; i++) {
+		if (kind == RACE_BRK) {
+			if ((unsigned long)syscall(SYS_brk, base + len) !=
+			    base + len)
+				return 11;
+			p = (char *)base;
+		} else {
+			p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p == MAP_FAILED)
+				return 12;
+		}
+		if ((i & 1) && madvise(p, len, MADV_NOHUGEPAGE))
+			return 13;
+		for (off = 0; off < len; off += page_size)
+			p[off] = 1;
+		if (vr_madvise(p, len, MADV_VOLATILE))
+			return 14;
+		switch (kind) {
+		case RACE_MUNMAP:
+			if (munmap(p, len))
+				return 15;
+			break;
+		case RACE_MREMAP:
+			if (mremap(p, len, len / 4, 0) != p)
+				return 16;
+			if (munmap(p, len / 4))
+				return 17;
+			break;
+		default:
+			if ((unsigned long)syscall(SYS_brk, base) != base)
+				return 18;
+			break;
+		}
+		rounds[kind] = i + 1;
+	}
+	return i ? 0 : 19;
+}
+
+/* memory.reclaim of @path until @deadline; its calls may find nothing. */
+static int race_reclaimer(const char *path, double deadline,
+			  unsigned long *rounds)
+{
+	unsigned long i;
+	int r;
+
+	for (i = 0; now_seconds() < deadline; i++) {
+		r = vr_reclaim(path, RACE_MIB * MIB);
+		if (r && r != -EAGAIN)
+			return 20;
+		rounds[RACE_KINDS] = i + 1;
+	}
+	return i ? 0 : 21;
+}
+
+/*
+ * munmap(), an mremap() that shrinks and a brk() that shrinks detach the
+ * VMAs they remove, then downgrade the mmap_lock to read while they zap
+ * and free them: the shrinker, which purges under mmap_read_trylock(),
+ * must not touch such a VMA.  Three processes do each in a loop, in a
+ * cgroup of their own, while a fourth writes its memory.reclaim; for 5 s.
+ * A kernel that gets it wrong oopses (the runner fails the boot on it);
+ * here every call must have succeeded and every process come back.
+ */
+static void test_teardown_race(void)
+{
+	unsigned long *rounds;
+	char race[CG_PATH_MAX];
+	pid_t pids[RACE_KINDS + 1];
+	int status[RACE_KINDS + 1], wstatus, i, left;
+	bool done[RACE_KINDS + 1] = { false };
+	double deadline, give_up;
+	uint64_t before, after;
+
+	if (cg_create("lab-volatile/race", race, sizeof(race)))
+		tap_bail("cannot create lab-volatile/race: %s",
+			 strerror(errno));
+	rounds = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rounds == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
+	memset(rounds, 0, page_size);
+	before = vr_purged_counter();
+	deadline = now_seconds() + RACE_SECONDS;
+	for (i = 0; i <= RACE_KINDS; i++) {
+		status[i] = -1;
+		pids[i] = fork();
+		if (pids[i] < 0)
+			tap_bail("fork: %s", strerror(errno));
+		if (pids[i])
+			continue;
+		if (i == RACE_KINDS)
+			_exit(race_reclaimer(race, deadline, rounds));
+		if (cg_enter(race))
+			_exit(1);
+		_exit(race_worker(i, deadline, rounds));
+	}
+	/*
+	 * A crashed purge can leave a racer stuck on its mmap_lock for
+	 * good: wait a minute past the deadline, then report it.
+	 */
+	give_up = deadline + 60;
+	for (left = RACE_KINDS + 1; left && now_seconds() < give_up;) {
+		for (i = 0; i <= RACE_KINDS; i++) {
+			if (done[i] || waitpid(pids[i], &wstatus, WNOHANG) !=
+				       pids[i])
+				continue;
+			status[i] = wstatus;
+			done[i] = true;
+			left--;
+		}
+		if (left)
+			usleep(100 * 1000);
+	}
+	for (i = 0; i <= RACE_KINDS; i++)
+		if (!done[i])
+			kill(pids[i], SIGKILL);
+	after = vr_purged_counter();
+	tap_diag("teardown race: %lu, %lu and %lu rounds, %lu memory.reclaim calls, pgvolatile_purged +%llu",
+		 rounds[RACE_MUNMAP], rounds[RACE_MREMAP], rounds[RACE_BRK],
+		 rounds[RACE_KINDS], (unsigned long long)(after - before));
+	for (i = 0; i < RACE_KINDS; i++)
+		tap_result(status[i] == 0 && status[RACE_KINDS] == 0,
+			   "teardown race: %s of volatile ranges against memory.reclaim for %d s: every call succeeded (status %#x, reclaimer %#x, %lu rounds)",
+			   race_names[i], RACE_SECONDS, status[i],
+			   status[RACE_KINDS], rounds[i]);
+	munmap(rounds, page_size);
+	rmdir(race);
+}
+
 /* Say which memory configuration the suite runs in: MGLRU and swap. */
 static void report_mode(void)
 {
@@ -1243,10 +1873,113 @@ static void report_mode(void)
 		 meminfo_kb("SwapTotal"));
 }
 
-int main(void)
+static void test_memory_max(void)
 {
+	test_memory_limit("memory.max");
+}
+
+static void test_memory_high(void)
+{
+	test_memory_limit("memory.high");
+}
+
+/* A test of the suite: its name, and how many results it reports. */
+struct suite_test {
+	const char *name;
+	void (*run)(void);
+	int results;
+};
+
+#define TEST(name, results) { #name, test_##name, results }
+
+static const struct suite_test suite[] = {
+	TEST(errors, 16),
+	TEST(bad_vmas, 3),
+	TEST(other_interfaces, 2),
+	TEST(no_pressure, 4),
+	TEST(split_merge, 6),
+	TEST(reclaim_purge, 5),
+	TEST(memory_max, 1),
+	TEST(memory_high, 1),
+	TEST(global_pressure, 1),
+	TEST(fork, 1),
+	TEST(fork_cow_shared, 2),
+	TEST(fork_both_volatile, 1),
+	TEST(shared_at_marking, 1),
+	TEST(touched_while_volatile, 1),
+	TEST(volatile_again, 1),
+	TEST(zero_page_relist, 3),
+	TEST(cow_relist, 2),
+	TEST(lazyfree_counter, 1),
+	TEST(memcg_event, 1),
+	TEST(memcg_moved, 3),
+	TEST(memcg_clone_into, 2),
+	TEST(split_and_moved, 2),
+	TEST(accounting, 5),
+	TEST(thp, 3),
+	TEST(thp_partial, 2),
+	TEST(pinned, 2),
+	TEST(thp_policy, 1),
+	TEST(mlock, 3),
+	TEST(purged_entries, 5),
+	TEST(zero_fill, 6),
+	TEST(zero_fill_split_report, 3),
+	TEST(random, 1),
+	/* Last: a kernel that gets it wrong crashes. */
+	TEST(teardown_race, 3),
+};
+
+#define SUITE_SIZE (int)(sizeof(suite) / sizeof(suite[0]))
+
+static int suite_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SUITE_SIZE; i++)
+		if (!strcmp(suite[i].name, name))
+			return i;
+	fprintf(stderr, "volatile_test: no test named '%s' (--list names them)\n",
+		name);
+	exit(2);
+}
+
+/*
+ * volatile_test [--skip NAME]... [NAME]...: the named tests, or all, less
+ * the skipped ones; --list prints the names.
+ */
+static void select_tests(int argc, char **argv, bool *selected)
+{
+	bool named = false, skip[SUITE_SIZE] = { false };
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list")) {
+			for (i = 0; i < SUITE_SIZE; i++)
+				printf("%s\n", suite[i].name);
+			exit(0);
+		} else if (!strcmp(argv[i], "--skip") && i + 1 < argc) {
+			skip[suite_index(argv[++i])] = true;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "usage: volatile_test [--list] [--skip NAME]... [NAME]...\n");
+			exit(2);
+		} else {
+			selected[suite_index(argv[i])] = named = true;
+		}
+	}
+	for (i = 0; i < SUITE_SIZE; i++)
+		selected[i] = (selected[i] || !named) && !skip[i];
+}
+
+int main(int argc, char **argv)
+{
+	bool selected[SUITE_SIZE] = { false };
+	int i, planned = 0;
+
 	vr_init();
-	tap_plan(78);
+	select_tests(argc, argv, selected);
+	for (i = 0; i < SUITE_SIZE; i++)
+		planned += selected[i] ? suite[i].results : 0;
+	tap_plan(planned);
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
@@ -1254,32 +1987,11 @@ int main(void)
 	    cg_create("lab-volatile/main", cg, sizeof(cg)) || cg_enter(cg))
 		tap_bail("cannot enter cgroup lab-volatile/main: %s",
 			 strerror(errno));
-	test_errors();
-	test_bad_vmas();
-	test_other_interfaces();
-	test_no_pressure();
-	test_split_merge();
-	test_reclaim_purge();
-	test_memory_limit("memory.max");
-	test_memory_limit("memory.high");
-	test_global_pressure();
-	test_fork();
-	test_fork_cow_shared();
-	test_fork_both_volatile();
-	test_shared_at_marking();
-	test_touched_while_volatile();
-	test_volatile_again();
-	test_lazyfree_counter();
-	test_memcg_event();
-	test_split_and_moved();
-	test_accounting();
-	test_thp();
-	test_thp_partial();
-	test_pinned();
-	test_thp_policy();
-	test_mlock();
-	test_purged_entries();
-	test_zero_fill();
-	test_random();
+	for (i = 0; i < SUITE_SIZE; i++) {
+		if (!selected[i])
+			continue;
+		tap_diag("test %s", suite[i].name);
+		suite[i].run();
+	}
 	return tap_finish();
 }
