@@ -11,8 +11,14 @@
  * in whatever memory configuration the guest booted with (make check runs
  * the suite without swap, with the multi-gen LRU, with zram swap and with
  * both): volatile pages must be purged and never swapped.  The test runs in
- * the cgroup lab-vshmem/main; other cases use lab-vshmem/a, lab-vshmem/b
- * and lab-vshmem/limit.
+ * the cgroup lab-vshmem/main; other cases use lab-vshmem/a, lab-vshmem/b,
+ * lab-vshmem/limit and lab-vshmem/oom-hogs.  The oom_* cases (vr_oom_test())
+ * need 4 vCPUs and end in global OOM kills of processes of their own.
+ *
+ *   volatile_shmem_test [--skip NAME]... [NAME]...
+ *
+ * runs the named tests (every test when none is named) less the skipped
+ * ones; --list prints the names.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -1223,36 +1229,131 @@ static void test_many_ranges(void)
 	unregion(fd, NULL, pages);
 }
 
-int main(void)
+/*
+ * The OOM-ordering test's memfd engine (issue 26): a memfd mapped shared,
+ * filled, then marked with fallocate(MARK).  A read of a purged page
+ * through the mapping would raise SIGBUS; what is left is counted with
+ * pread(), which reads zeros there.
+ */
+static int oom_memfd_setup(struct vr_oom_data *d)
 {
+	d->fd = region(d->pages, &d->map);
+	vr_fill(d->map, d->pages, d->seed);
+	return mark(d->fd, 0, d->pages);
+}
+
+/* Pages in the file's page cache: a purge punches them out. */
+static long oom_memfd_held(struct vr_oom_data *d)
+{
+	return vr_resident_pages(d->map, d->pages);
+}
+
+static int oom_memfd_unmark(struct vr_oom_data *d, struct vr_census *c)
+{
+	int r = unmark(d->fd, 0, d->pages);
+
+	*c = vr_fd_check(d->fd, d->pages, d->seed);
+	return r;
+}
+
+static void oom_memfd_teardown(struct vr_oom_data *d)
+{
+	if (d->fd >= 0)
+		unregion(d->fd, d->map, d->pages);
+}
+
+static const struct vr_oom_engine oom_memfd = {
+	.name = "memfd",
+	.setup = oom_memfd_setup,
+	.held = oom_memfd_held,
+	.unmark = oom_memfd_unmark,
+	.teardown = oom_memfd_teardown,
+};
+
+/*
+ * No OOM kill while volatile pages are left: the hogs (in a cgroup of
+ * their own, without a limit) allocate until the OOM killer acts, and
+ * every page of the test's volatile memfd must have been purged by then.
+ */
+static void test_oom_64(void)
+{
+	vr_oom_test(&oom_memfd, 64, "lab-vshmem/oom-hogs");
+}
+
+static void test_oom_256(void)
+{
+	vr_oom_test(&oom_memfd, 256, "lab-vshmem/oom-hogs");
+}
+
+static void test_seal_write_marks(void)
+{
+	test_seal_refuses_marks(F_SEAL_WRITE, "F_SEAL_WRITE");
+}
+
+static void test_seal_future_write_marks(void)
+{
+	test_seal_refuses_marks(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
+}
+
+static void test_seal_write_busy(void)
+{
+	test_seal_busy(F_SEAL_WRITE, "F_SEAL_WRITE");
+}
+
+static void test_seal_future_write_busy(void)
+{
+	test_seal_busy(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
+}
+
+#define TEST(name, results) { #name, test_##name, results }
+
+static const struct vr_test suite[] = {
+	TEST(errors, 12),
+	TEST(no_pressure, 3),
+	TEST(reclaim_purge, 4),
+	TEST(partial_exact, 1),
+	TEST(unmarked_not_purged, 1),
+	TEST(zero_fill, 3),
+	TEST(seal_write_marks, 6),
+	TEST(seal_future_write_marks, 6),
+	TEST(seal_write_busy, 1),
+	TEST(seal_future_write_busy, 1),
+	TEST(shared_processes, 3),
+	TEST(two_cgroups, 1),
+	TEST(memory_max, 1),
+	TEST(truncate, 1),
+	TEST(truncate_regrow, 3),
+	TEST(truncate_clip, 2),
+	TEST(ioctl_info, 3),
+	TEST(ioctl_prot, 3),
+	TEST(prot_mask_writes, 11),
+	TEST(ioctl_pin, 3),
+	TEST(many_ranges, 1),
+	TEST(oom_64, 1),
+	TEST(oom_256, 1),
+};
+
+#define SUITE_SIZE (int)(sizeof(suite) / sizeof(suite[0]))
+
+int main(int argc, char **argv)
+{
+	bool selected[SUITE_SIZE] = { false };
+	int i;
+
 	vr_init();
-	tap_plan(70);
+	tap_plan(vr_select_tests("volatile_shmem_test", suite, SUITE_SIZE,
+				 argc, argv, selected));
 	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
 	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
 	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
 	    cg_create("lab-vshmem/main", cg, sizeof(cg)) || cg_enter(cg))
 		tap_bail("cannot enter cgroup lab-vshmem/main: %s",
 			 strerror(errno));
-	test_errors();
-	test_no_pressure();
-	test_reclaim_purge();
-	test_partial_exact();
-	test_unmarked_not_purged();
-	test_zero_fill();
-	test_seal_refuses_marks(F_SEAL_WRITE, "F_SEAL_WRITE");
-	test_seal_refuses_marks(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
-	test_seal_busy(F_SEAL_WRITE, "F_SEAL_WRITE");
-	test_seal_busy(F_SEAL_FUTURE_WRITE, "F_SEAL_FUTURE_WRITE");
-	test_shared_processes();
-	test_two_cgroups();
-	test_memory_max();
-	test_truncate();
-	test_truncate_regrow();
-	test_truncate_clip();
-	test_ioctl_info();
-	test_ioctl_prot();
-	test_prot_mask_writes();
-	test_ioctl_pin();
-	test_many_ranges();
+	for (i = 0; i < SUITE_SIZE; i++) {
+		if (!selected[i])
+			continue;
+		tap_diag("test %s", suite[i].name);
+		suite[i].run();
+	}
 	return tap_finish();
 }

@@ -10,7 +10,9 @@
  * zram swap and with both); volatile pages must be purged in every one
  * and never swapped.  The test runs in the cgroup lab-volatile/main; the
  * memory.max and memory.high cases use lab-volatile/limit, the others
- * that need cgroups of their own make them under lab-volatile too.
+ * that need cgroups of their own make them under lab-volatile too.  The
+ * oom_* cases (vr_oom_test()) need 4 vCPUs and end in global OOM kills of
+ * processes of their own.
  *
  *   volatile_test [--skip NAME]... [NAME]...
  *
@@ -958,24 +960,6 @@ static void test_cow_relist(void)
 	munmap(p, len);
 }
 
-/* How many pages of the range mincore() shows resident; -1 on error. */
-static long resident_pages(void *addr, size_t pages)
-{
-	unsigned char vec[4096];
-	size_t i, done, n;
-	long resident = 0;
-
-	for (done = 0; done < pages; done += n) {
-		n = pages - done < sizeof(vec) ? pages - done : sizeof(vec);
-		if (mincore((char *)addr + done * page_size, n * page_size,
-			    vec))
-			return -1;
-		for (i = 0; i < n; i++)
-			resident += vec[i] & 1;
-	}
-	return resident;
-}
-
 /* The cgroup's pgvolatile_purged in memory.stat, or UINT64_MAX. */
 static uint64_t memcg_purged(const char *path)
 {
@@ -1039,7 +1023,7 @@ static int memcg_moved_child(void *arg)
 	vr_reclaim(marker, 1024 * MIB);
 	v1 = vr_purged_counter();
 	/* mincore, not a read: a purged page would raise SIGBUS. */
-	m->resident = resident_pages(p, MEMCG_PAGES);
+	m->resident = vr_resident_pages(p, MEMCG_PAGES);
 	vr_reclaim(owner, 1024 * MIB);
 	v2 = vr_purged_counter();
 	m->stat_owner = delta(a0, memcg_purged(owner));
@@ -1780,6 +1764,63 @@ static void test_random(void)
 		   RANDOM_TRIALS);
 }
 
+/*
+ * The OOM-ordering test's anonymous engine (issue 26): a private mapping
+ * marked with MADV_VOLATILE.  A read of a purged page would raise SIGBUS,
+ * so what is left is looked at in pagemap, then counted after
+ * MADV_NONVOLATILE, when purged pages read zeros.
+ */
+static int oom_anon_setup(struct vr_oom_data *d)
+{
+	d->map = vr_map(d->pages);
+	vr_fill(d->map, d->pages, d->seed);
+	return vr_madvise(d->map, d->pages * page_size, MADV_VOLATILE);
+}
+
+static long oom_anon_held(struct vr_oom_data *d)
+{
+	return held_pages(d->map, d->pages);
+}
+
+static int oom_anon_unmark(struct vr_oom_data *d, struct vr_census *c)
+{
+	int r = vr_madvise(d->map, d->pages * page_size, MADV_NONVOLATILE);
+
+	/* Still volatile when it failed: reading could raise SIGBUS. */
+	if (r >= 0)
+		*c = vr_check(d->map, d->pages, d->seed);
+	return r;
+}
+
+static void oom_anon_teardown(struct vr_oom_data *d)
+{
+	if (d->map)
+		munmap(d->map, d->pages * page_size);
+}
+
+static const struct vr_oom_engine oom_anon = {
+	.name = "anonymous",
+	.setup = oom_anon_setup,
+	.held = oom_anon_held,
+	.unmark = oom_anon_unmark,
+	.teardown = oom_anon_teardown,
+};
+
+/*
+ * No OOM kill while volatile pages are left: the hogs (in a cgroup of
+ * their own, without a limit) allocate until the OOM killer acts, and
+ * every page of the test's volatile range must have been purged by then.
+ */
+static void test_oom_64(void)
+{
+	vr_oom_test(&oom_anon, 64, "lab-volatile/oom-hogs");
+}
+
+static void test_oom_256(void)
+{
+	vr_oom_test(&oom_anon, 256, "lab-volatile/oom-hogs");
+}
+
 #define RACE_SECONDS	5
 #define RACE_MIB	16
 
@@ -1978,16 +2019,9 @@ static void test_memory_high(void)
 	test_memory_limit("memory.high");
 }
 
-/* A test of the suite: its name, and how many results it reports. */
-struct suite_test {
-	const char *name;
-	void (*run)(void);
-	int results;
-};
-
 #define TEST(name, results) { #name, test_##name, results }
 
-static const struct suite_test suite[] = {
+static const struct vr_test suite[] = {
 	TEST(errors, 16),
 	TEST(bad_vmas, 3),
 	TEST(other_interfaces, 2),
@@ -2021,61 +2055,22 @@ static const struct suite_test suite[] = {
 	TEST(zero_fill, 6),
 	TEST(zero_fill_split_report, 3),
 	TEST(random, 1),
+	TEST(oom_64, 1),
+	TEST(oom_256, 1),
 	/* Last: a kernel that gets it wrong crashes. */
 	TEST(teardown_race, 3),
 };
 
 #define SUITE_SIZE (int)(sizeof(suite) / sizeof(suite[0]))
 
-static int suite_index(const char *name)
-{
-	int i;
-
-	for (i = 0; i < SUITE_SIZE; i++)
-		if (!strcmp(suite[i].name, name))
-			return i;
-	fprintf(stderr, "volatile_test: no test named '%s' (--list names them)\n",
-		name);
-	exit(2);
-}
-
-/*
- * volatile_test [--skip NAME]... [NAME]...: the named tests, or all, less
- * the skipped ones; --list prints the names.
- */
-static void select_tests(int argc, char **argv, bool *selected)
-{
-	bool named = false, skip[SUITE_SIZE] = { false };
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--list")) {
-			for (i = 0; i < SUITE_SIZE; i++)
-				printf("%s\n", suite[i].name);
-			exit(0);
-		} else if (!strcmp(argv[i], "--skip") && i + 1 < argc) {
-			skip[suite_index(argv[++i])] = true;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: volatile_test [--list] [--skip NAME]... [NAME]...\n");
-			exit(2);
-		} else {
-			selected[suite_index(argv[i])] = named = true;
-		}
-	}
-	for (i = 0; i < SUITE_SIZE; i++)
-		selected[i] = (selected[i] || !named) && !skip[i];
-}
-
 int main(int argc, char **argv)
 {
 	bool selected[SUITE_SIZE] = { false };
-	int i, planned = 0;
+	int i;
 
 	vr_init();
-	select_tests(argc, argv, selected);
-	for (i = 0; i < SUITE_SIZE; i++)
-		planned += selected[i] ? suite[i].results : 0;
-	tap_plan(planned);
+	tap_plan(vr_select_tests("volatile_test", suite, SUITE_SIZE, argc,
+				 argv, selected));
 	report_mode();
 	/* No internal processes: the controllers go on the parent. */
 	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||

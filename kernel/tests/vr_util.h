@@ -61,4 +61,61 @@ void vr_send_byte(int fd);
 int vr_reclaim(const char *cgroup, uint64_t bytes);
 uint64_t vr_purged_counter(void);
 
+/* How many pages of the range mincore() shows resident; -1 on error. */
+long vr_resident_pages(const void *addr, size_t pages);
+/*
+ * vr_check() of the first @pages pages of @fd, read with pread() in
+ * chunks: no mapping, so a purged page of a volatile range reads zeros
+ * instead of raising SIGBUS.  A page that cannot be read counts as corrupt.
+ */
+struct vr_census vr_fd_check(int fd, size_t pages, unsigned int seed);
+
+/*
+ * The OOM-ordering test (issue 26).  The test holds volatile data; hogs
+ * allocate until the OOM killer acts; every volatile page must have been
+ * purged before that first kill.  An engine says how to make the data,
+ * how to look at it without touching it, and how to take it back.
+ */
+struct vr_oom_data {
+	size_t pages;
+	unsigned int seed;
+	char *map;		/* NULL until mapped */
+	int fd;			/* -1 unless the engine uses a file */
+};
+
+struct vr_oom_engine {
+	const char *name;
+	/* Map @d->pages, vr_fill() them with @d->seed, mark them volatile. */
+	int (*setup)(struct vr_oom_data *d);
+	/* Pages of the data not purged, found without reading them; or -1. */
+	long (*held)(struct vr_oom_data *d);
+	/* Take the data back: the call's value; its census afterwards. */
+	int (*unmark)(struct vr_oom_data *d, struct vr_census *c);
+	/* Unmap and close whatever setup() made, even in part. */
+	void (*teardown)(struct vr_oom_data *d);
+};
+
+/*
+ * One result: @mib MiB of @engine's volatile data, hogs in the cgroup
+ * @hog_cgroup (a name under /sys/fs/cgroup, created without a limit).
+ */
+void vr_oom_test(const struct vr_oom_engine *engine, size_t mib,
+		 const char *hog_cgroup);
+
+/* A test of a suite: its name, and how many results it reports. */
+struct vr_test {
+	const char *name;
+	void (*run)(void);
+	int results;
+};
+
+/*
+ * @prog [--list] [--skip NAME]... [NAME]...: mark in @selected the named
+ * tests of @tests (every one when none is named) less the skipped ones,
+ * and return how many results they plan; --list prints the names and
+ * exits, a bad argument exits with status 2.
+ */
+int vr_select_tests(const char *prog, const struct vr_test *tests, int count,
+		    int argc, char **argv, bool *selected);
+
 #endif /* VR_UTIL_H */
