@@ -18,7 +18,14 @@
  * (from the first step, the onset of pressure, to the last), whether it
  * was OOM-killed, the pages found purged and the over-purge (purged /
  * needed: what the foreground touched beyond the room it had when it
- * started) are reported.
+ * started) are reported.  When it was killed, what the kill left of the
+ * unpinned data (left_at_kill_mib: resident by mincore() as soon as it
+ * is reaped, before anything pins the region).  Over the foreground's
+ * run, where the kernel has them: the deltas of /proc/vmstat's oom_kill,
+ * volatile_oom_purged and volatile_oom_kill_left, and the sums of the
+ * volatile_ranges tracepoints (lib/vtrace.h): shrinker calls, pages
+ * asked, purged and kept, ranges skipped by reason, the lowest reclaim
+ * priority, the purges before an OOM kill, and events lost.
  *
  *   purgebench_<lib> --backend B
  *                    --mode reclaim|rootreclaim|purgeall|limit|global
@@ -42,9 +49,12 @@
 #include "bench.h"
 #include "cgroup.h"
 #include "proc.h"
+#include "vtrace.h"
 
 /* What the limit leaves beyond the unpinned data: the program itself. */
 #define HEADROOM (16 * MIB)
+/* Trace buffer per CPU: a global-pressure run at 256 MiB fits. */
+#define TRACE_KB 8192
 
 static const char *prog = "purgebench";
 
@@ -120,6 +130,80 @@ struct stalls {
 };
 
 /*
+ * The /proc/vmstat counters read around the foreground's run, the trace's
+ * window: pgvolatile_purged over it is what the tracepoints should add up
+ * to (vmstat_purged_pages spans the whole program, from the unpin on).
+ */
+static const struct {
+	const char *key, *metric, *unit;
+	bool engine;	/* the range engine's: volatile and anon only */
+} fg_counters[] = {
+	{ "oom_kill", "oom_kills_vmstat", "count", false },
+	{ "volatile_oom_purged", "volatile_oom_purged_pages", "pages", true },
+	{ "volatile_oom_kill_left", "volatile_oom_kill_left", "count", true },
+	{ "pgvolatile_purged", "vmstat_purged_fg_pages", "pages", true },
+};
+#define NR_FG_COUNTERS (sizeof(fg_counters) / sizeof(fg_counters[0]))
+
+struct fg_counts {
+	uint64_t v[NR_FG_COUNTERS];
+	bool have[NR_FG_COUNTERS];	/* this kernel has the counter */
+};
+
+static void fg_counts_read(struct fg_counts *c)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FG_COUNTERS; i++)
+		c->have[i] = !vmstat_read(fg_counters[i].key, &c->v[i]);
+}
+
+/* The deltas, only of counters this kernel keeps (never a made-up 0). */
+static void fg_counts_rows(struct csv *csv, const char *param,
+			    enum backend b, const struct fg_counts *before,
+			    const struct fg_counts *after)
+{
+	bool engine = b == BACKEND_VOLATILE || b == BACKEND_ANON;
+	size_t i;
+
+	for (i = 0; i < NR_FG_COUNTERS; i++) {
+		if (!before->have[i] || !after->have[i] ||
+		    (fg_counters[i].engine && !engine))
+			continue;
+		csv_row(csv, param, fg_counters[i].metric,
+			fg_counters[i].unit, after->v[i] - before->v[i]);
+	}
+}
+
+/* The volatile_ranges tracepoints of the foreground's run, summed. */
+static void trace_rows(struct csv *csv, const char *param,
+		       const struct vtrace_sum *s)
+{
+	char metric[32];
+	int i;
+
+	csv_row(csv, param, "shrink_calls", "count", s->shrink_calls);
+	/* Fewer ends than calls: a call still running when tracing stopped. */
+	csv_row(csv, param, "shrink_ends", "count", s->shrink_ends);
+	csv_row(csv, param, "shrink_asked_pages", "pages", s->shrink_asked);
+	csv_row(csv, param, "shrink_purged_pages", "pages", s->shrink_purged);
+	csv_row(csv, param, "shrink_kept_pages", "pages", s->shrink_kept);
+	for (i = 0; i < VTRACE_NR_SKIPS; i++) {
+		snprintf(metric, sizeof(metric), "skip_%s",
+			 vtrace_skip_names[i]);
+		csv_row(csv, param, metric, "ranges", s->skip[i]);
+	}
+	if (s->min_priority >= 0)
+		csv_row(csv, param, "shrink_min_priority", "priority",
+			s->min_priority);
+	csv_row(csv, param, "oom_purge_calls", "count", s->oom_calls);
+	csv_row(csv, param, "oom_purged_pages", "pages", s->oom_purged);
+	csv_row(csv, param, "oom_skipped_ranges", "ranges", s->oom_skipped);
+	if (s->lost)
+		csv_row(csv, param, "trace_lost_events", "count", s->lost);
+}
+
+/*
  * The foreground: touch @mib MiB, 1 MiB at a time, timing each step;
  * results go through @out, a shared page, so they survive an OOM kill.
  */
@@ -166,13 +250,17 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *mode = NULL, *csv_path = NULL;
 	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[32];
 	uint64_t ooms = 0, lazy0, vol0, t0, t1;
-	long mib = 0, rep = 1, fg_mib = 0, free_mib;
+	long mib = 0, rep = 1, fg_mib = 0, free_mib, resident;
+	struct fg_counts fg0, fg1;
+	struct vtrace_sum trace;
 	struct stalls *st;
+	struct vtrace vt;
 	struct region r;
 	struct csv csv;
 	enum backend b;
-	int opt, status;
+	int opt, status, resident_err = 0;
 	double needed, room = 0;
+	bool pressure, traced = false, killed;
 	size_t purged;
 	pid_t pid;
 
@@ -207,6 +295,7 @@ int main(int argc, char **argv)
 		usage_error(prog, "unknown --mode '%s' (reclaim, rootreclaim, purgeall, limit or global)",
 			    mode);
 	b = backend_parse(prog, backend);
+	pressure = !strcmp(mode, "limit") || !strcmp(mode, "global");
 
 	if (cg_create("lab-bench", parent, sizeof(parent)) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
@@ -218,6 +307,12 @@ int main(int argc, char **argv)
 		die("%s: cannot set memory.max: %m", prog);
 	/* Not the owner: the foreground is OOM-killed first. */
 	set_oom_score_adj(-1000);
+	/*
+	 * The trace buffer is kernel memory: sized before MemFree is read, and
+	 * for every backend, so that all of them start from the same room.
+	 */
+	if (pressure && !vtrace_open(&vt, prog, TRACE_KB))
+		traced = true;
 
 	if (region_create(&r, b, mib * MIB))
 		die("%s: cannot create a %ld MiB region: %m", prog, mib);
@@ -236,7 +331,7 @@ int main(int argc, char **argv)
 	if (csv_open(&csv, csv_path, backend, bench, rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 
-	if (strcmp(mode, "limit") && strcmp(mode, "global")) {
+	if (!pressure) {
 		if (b != BACKEND_DONTNEED) {
 			t0 = now_ns();
 			release(mode, cg, &r, mib);
@@ -257,18 +352,33 @@ int main(int argc, char **argv)
 			die("%s: mmap: %m", prog);
 		memset(st, 0, sizeof(*st));
 		cg_read_key(cg, "memory.events", "oom_kill", &ooms);
+		fg_counts_read(&fg0);
+		if (traced && vtrace_enable(&vt)) {
+			fprintf(stderr, "%s: cannot enable the volatile_ranges events: %m: no trace summary\n",
+				prog);
+			traced = false;
+		}
 		pid = fork();
 		if (pid < 0)
 			die("%s: fork: %m", prog);
 		if (pid == 0)
 			foreground(fg_mib, st);
 		waitpid(pid, &status, 0);
+		/* First: what the kill left, before anything else runs. */
+		resident = region_resident(&r);
+		if (resident < 0)
+			resident_err = errno;
+		if (traced)
+			vtrace_disable(&vt);
+		fg_counts_read(&fg1);
 		{
 			uint64_t after = 0;
 
 			cg_read_key(cg, "memory.events", "oom_kill", &after);
 			ooms = after - ooms;
 		}
+		killed = ooms || (WIFSIGNALED(status) &&
+				  WTERMSIG(status) == SIGKILL);
 		purged = count_purged(&r);
 		csv_row(&csv, param, "stall_ms_p50", "ms", st->p50 / 1e6);
 		csv_row(&csv, param, "stall_ms_p99", "ms", st->p99 / 1e6);
@@ -277,18 +387,33 @@ int main(int argc, char **argv)
 		csv_row(&csv, param, "fg_total_ms", "ms", st->total / 1e6);
 		csv_row(&csv, param, "steps_done", "MiB", st->steps);
 		csv_row(&csv, param, "steps_asked", "MiB", fg_mib);
-		csv_row(&csv, param, "oom_kills", "count",
-			ooms ? ooms : (WIFSIGNALED(status) &&
-				       WTERMSIG(status) == SIGKILL));
+		csv_row(&csv, param, "oom_kills", "count", ooms ? ooms : killed);
 		csv_row(&csv, param, "purged_mib", "MiB",
 			(double)purged * page_size / MIB);
+		/* Only after a kill: a run without one has nothing to show. */
+		if (killed && resident >= 0)
+			csv_row(&csv, param, "left_at_kill_mib", "MiB",
+				(double)resident * page_size / MIB);
+		else if (killed)
+			fprintf(stderr, "%s: mincore: %s: no left_at_kill_mib\n",
+				prog, strerror(resident_err));
 		needed = (double)st->steps * MIB - room;
 		csv_row(&csv, param, "needed_mib", "MiB",
 			needed > 0 ? needed / MIB : 0);
 		if (needed > 0)
 			csv_row(&csv, param, "overpurge", "ratio",
 				purged * page_size / needed);
+		fg_counts_rows(&csv, param, b, &fg0, &fg1);
+		if (traced) {
+			if (!vtrace_read(&vt, &trace))
+				trace_rows(&csv, param, &trace);
+			else
+				fprintf(stderr, "%s: cannot read the trace: %m\n",
+					prog);
+		}
 	}
+	if (traced)
+		vtrace_close(&vt);
 	/* The kernel's own count, where it keeps one. */
 	if (b == BACKEND_VOLATILE || b == BACKEND_ANON)
 		csv_row(&csv, param, "vmstat_purged_pages", "pages",

@@ -64,6 +64,18 @@ OPTIONAL_FAMILIES = (SHARE, APP, CONC)
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
              "date", "clocksource", "clock_res_ns", "clock_step_ns")
 
+# The foreground's OOM kills (purgebench --mode limit|global, issue 26):
+# left_at_kill_mib is written only by a run whose foreground was killed;
+# the vmstat deltas only where the kernel keeps the counter (volatile and
+# anon only for the engine's own); the trace rows only where tracefs has
+# the volatile_ranges events.  Older runs have none of them.
+OOM_BENCHES = (("purge_limit", "under memory.max"),
+               ("purge_global", "under global pressure"))
+ENGINE_BACKENDS = ("volatile", "anon")
+SKIP_REASONS = ("nofs", "sem", "ilock", "freeing", "mm", "mmap", "busy",
+                "locked")
+NOT_MEASURED = "not measured"
+
 # Units of timings, in ns.
 TIME_UNITS = {"ns": 1, "us": 1e3, "ms": 1e6}
 # A clock that steps by more than this cannot time a pin or a page fault.
@@ -255,6 +267,12 @@ def check(d):
            if r["backend"] == "volatile" and r["bench"] == "purge_reclaim"]
     result(vol and min(vol) > 0,
            "memory.reclaim purged volatile data in every repetition")
+    missing = oom_kills_unmeasured(data["purge"])
+    if missing is not None:
+        result(not missing, "every OOM kill of a purge run recorded the "
+               "unpinned data it left"
+               + (f"; missing in {', '.join(missing[:5])}" if missing
+                  else ""))
     failed = os.path.join(d, "failed-runs.txt")
     result(not os.path.exists(failed),
            "no benchmark run failed" + ("" if not os.path.exists(failed)
@@ -288,6 +306,22 @@ def check(d):
     for n, (ok, what) in enumerate(results, 1):
         print(f"{'ok' if ok else 'not ok'} {n} bench: {what}")
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def oom_kills_unmeasured(rows):
+    """The runs ("backend bench param rep") whose foreground was killed
+    but that wrote no left_at_kill_mib, among runs that wrote the vmstat
+    OOM delta (the same purgebench); None when no run did (older CSV)."""
+    new = {(r["backend"], r["bench"], r["pvalue"], r["rep"]) for r in rows
+           if r["metric"] == "oom_kills_vmstat"}
+    if not new:
+        return None
+    left = {(r["backend"], r["bench"], r["pvalue"], r["rep"]) for r in rows
+            if r["metric"] == "left_at_kill_mib"}
+    return [f"{k[0]} {k[1]} mib={k[2]:g} rep {k[3]}" for k in sorted(
+        (r["backend"], r["bench"], r["pvalue"], r["rep"]) for r in rows
+        if r["metric"] == "oom_kills" and r["value"] > 0)
+        if k in new and k not in left]
 
 
 def t_metric(fam):
@@ -789,6 +823,204 @@ def stall_notes(purge, bench, w):
     w("")
 
 
+def count(v):
+    """A sum of counts, in full (fmt() rounds to 3 digits)."""
+    if v is None:
+        return NOT_MEASURED
+    return f"{v:.0f}" if math.isfinite(v) else str(v)
+
+
+def fmt_range(v):
+    """median [min-max] of @v, or "n/a"."""
+    if not v:
+        return "n/a"
+    return (f"{fmt(statistics.median(v))} [{fmt(min(v))}-{fmt(max(v))}]"
+            if len(v) > 1 else fmt(v[0]))
+
+
+def oom_point(t, bench, b, x):
+    """What the kills of one backend at one point left, from its runs."""
+    runs = t.by_rep.get((bench, b, x, "oom_kills"), {})
+    left = t.by_rep.get((bench, b, x, "left_at_kill_mib"), {})
+    purged = t.by_rep.get((bench, b, x, "purged_mib"), {})
+    p = dict(runs=len(runs), kills=0, left=[], after=[], sizing=0,
+             unmeasured=0)
+    for rep, kills in runs.items():
+        if not kills > 0:
+            continue
+        p["kills"] += 1
+        v = left.get(rep)
+        if v is None or not math.isfinite(v):
+            p["unmeasured"] += 1
+        elif v > 0:
+            p["left"].append(v)
+            # Purged by the count after the kill: a purge in flight.
+            if rep in purged:
+                p["after"].append(max(0.0, v + purged[rep] - x))
+        else:
+            p["sizing"] += 1
+    return p
+
+
+def kernel_sum(t, bench, b, x, metric):
+    """Sum of @metric over the runs, or NOT_MEASURED / n/a."""
+    v = t.all(bench, b, x, metric)
+    if v:
+        return fmt(sum(v))
+    return NOT_MEASURED if b in ENGINE_BACKENDS else "n/a"
+
+
+def report_oom_left(purge, w):
+    """OOM kills of the foreground, and the unpinned data each left."""
+    benches = [(bench, what) for bench, what in OOM_BENCHES
+               if purge.params(bench)]
+    if not benches:
+        return
+    measured = any(k[3] in ("left_at_kill_mib", "oom_kills_vmstat")
+                   for k in purge.by_rep)
+    w("#### OOM kills and what volatile memory was left\n")
+    w("Per run whose foreground was OOM-killed, the unpinned data still "
+      "resident (mincore()) as soon as the foreground was reaped, before "
+      "the region was pinned to count the purge. A kill with data left "
+      "(k, and the MiB left: median [min-max]) is the engine's: it "
+      "killed while it could still purge. A kill that left nothing "
+      "belongs to the test's sizing: the foreground asked for more than "
+      "the guest had even with every unpinned page purged. \"purged "
+      "after\": how much of what was left the count afterwards found "
+      "purged (a purge in flight at the kill, too late). kernel: the sum "
+      "of `volatile_oom_kill_left` in /proc/vmstat over the runs, the "
+      "kills that found volatile ranges the purge before the kill could "
+      "not get to (volatile and anon only). memfd and pinned have nothing "
+      "purgeable: a kill always leaves all their data.\n")
+    if not measured:
+        w(f"{NOT_MEASURED.capitalize()}: these CSVs predate the "
+          "`left_at_kill_mib` rows (purgebench before issue 26); the "
+          "kills are counted, what they left is not.\n")
+    w("| backend, data | mode | runs | runs with a kill | kills with "
+      "data left: k, MiB left | of it purged after (MiB) | kills after "
+      "every page was purged | kernel: volatile_oom_kill_left |")
+    w("|---|---|---|---|---|---|---|---|")
+    engine_kills, sizing_kills = [], []
+    for bench, what in benches:
+        for x in purge.params(bench):
+            for b in BACKENDS:
+                p = oom_point(purge, bench, b, x)
+                if not p["runs"]:
+                    continue
+                if p["unmeasured"] == p["kills"] and p["kills"]:
+                    left = after = NOT_MEASURED
+                    sizing = NOT_MEASURED
+                else:
+                    left = (f"{len(p['left'])}: {fmt_range(p['left'])}"
+                            if p["left"] else "0")
+                    after = fmt_range(p["after"]) if p["after"] else "n/a"
+                    sizing = (f"{p['sizing']} (sizing: nothing left to "
+                              "purge)" if p["sizing"] else "0")
+                    if p["unmeasured"]:
+                        left += f"; {p['unmeasured']} {NOT_MEASURED}"
+                w(f"| {b}, {x:g} MiB | {what} | {p['runs']} | "
+                  f"{p['kills']} of {p['runs']} | {left} | {after} | "
+                  f"{sizing} | "
+                  f"{kernel_sum(purge, bench, b, x, 'volatile_oom_kill_left')} |")
+                where = f"{b} {what} at {x:g} MiB"
+                if b in ENGINE_BACKENDS and p["left"]:
+                    engine_kills.append(f"{where} ({len(p['left'])} of "
+                                        f"{p['runs']} runs)")
+                if p["sizing"]:
+                    sizing_kills.append(f"{where} ({p['sizing']} of "
+                                        f"{p['runs']} runs)")
+    w("")
+    if engine_kills:
+        w("Kills with volatile data left (the engine's): "
+          + "; ".join(engine_kills) + ".\n")
+    elif measured:
+        w("No kill of the range engine's backends left volatile data "
+          "resident.\n")
+    if sizing_kills:
+        w("Kills after every unpinned page was purged, which belong to "
+          "the test's sizing (the foreground asked for more than the "
+          "guest had), not to the engine: " + "; ".join(sizing_kills)
+          + ".\n")
+
+
+def report_skips(purge, w):
+    """The volatile_ranges tracepoints over the foreground's runs."""
+    points = [(bench, what, x, b) for bench, what in OOM_BENCHES
+              for x in purge.params(bench) for b in BACKENDS
+              if purge.all(bench, b, x, "shrink_calls")]
+    if not any(purge.params(bench) for bench, _ in OOM_BENCHES):
+        return
+    w("#### The range shrinker: what it was asked, what it purged, what "
+      "it skipped\n")
+    if not points:
+        w(f"{NOT_MEASURED.capitalize()}: no run has the volatile_ranges "
+          "trace rows (purgebench before issue 26, or a kernel without "
+          "the tracepoints).\n")
+        return
+    w("Sums over the traced runs of the `volatile_ranges` tracepoints "
+      "during the foreground's run: shrinker calls (volatile_shrink_start) "
+      "and the pages they were asked for (nr_to_scan), pages purged and "
+      "kept (volatile_shrink_end), the ranges skipped by reason (nofs: a "
+      "file range under GFP_NOFS; sem, ilock: a trylock failed; freeing: "
+      "inode evicted; mm: mm exiting; mmap: mmap_read_trylock failed; "
+      "busy: another CPU purging it, VR_BUSY; locked: mlocked or forking), "
+      "the lowest reclaim priority seen (12 is the first pass, 0 the "
+      "last), the purges before an OOM kill (volatile_oom: walks / "
+      "pages), and the tracepoints' purged pages (shrinker + OOM) against "
+      "`pgvolatile_purged` over the same window (trace / vmstat). Events "
+      "lost to a full buffer make the sums lower bounds.\n")
+    w("| backend, data | mode | traced runs | calls | pages asked | "
+      "purged | kept | " + " | ".join(SKIP_REASONS)
+      + " | lowest priority | OOM purges: walks / pages | trace / vmstat "
+      "(pages) | events lost |")
+    w("|---" * (11 + len(SKIP_REASONS)) + "|")
+    mismatched = []
+    for bench, what, x, b in points:
+        def total(metric):
+            v = purge.all(bench, b, x, metric)
+            return sum(v) if v else None
+        runs = len(purge.all(bench, b, x, "shrink_calls"))
+        prio = purge.all(bench, b, x, "shrink_min_priority")
+        traced = (total("shrink_purged_pages") or 0) + \
+            (total("oom_purged_pages") or 0)
+        counted = total("vmstat_purged_fg_pages")
+        whole = total("vmstat_purged_pages")
+        if b not in ENGINE_BACKENDS:
+            versus = "n/a"
+        elif counted is not None:
+            versus = f"{count(traced)} / {count(counted)}"
+            if traced != counted:
+                calls, ends = total("shrink_calls"), total("shrink_ends")
+                mismatched.append(
+                    f"{b} {what} at {x:g} MiB ({count(traced)} traced, "
+                    f"{count(counted)} counted"
+                    + (f"; {count(calls - ends)} calls without an end "
+                       "event" if ends is not None and calls != ends
+                       else "") + ")")
+        elif whole is not None:
+            # An older purgebench: the counter over the whole program.
+            versus = f"{count(traced)} / {count(whole)} (whole program)"
+        else:
+            versus = f"{count(traced)} / {NOT_MEASURED}"
+        lost = total("trace_lost_events")
+        w(f"| {b}, {x:g} MiB | {what} | {runs} | "
+          f"{count(total('shrink_calls'))} | "
+          f"{count(total('shrink_asked_pages'))} | "
+          f"{count(total('shrink_purged_pages'))} | "
+          f"{count(total('shrink_kept_pages'))} | "
+          + " | ".join(count(total(f"skip_{r}")) for r in SKIP_REASONS)
+          + f" | {fmt(min(prio)) if prio else 'n/a'} | "
+          f"{count(total('oom_purge_calls'))} / "
+          f"{count(total('oom_purged_pages'))} | {versus} | "
+          f"{count(lost) if lost else 'none'} |")
+    w("")
+    if mismatched:
+        w("The tracepoints and pgvolatile_purged disagree for: "
+          + "; ".join(mismatched) + ". A purge in flight when the events "
+          "were switched on or off counts in one and not the other; more "
+          "than that is the kernel's to explain.\n")
+
+
 def report_arch(arch, d, meta, data, out):
     pin, purge, cache = (Table(data[f]) for f in FAMILIES)
     secs = None
@@ -967,6 +1199,8 @@ def report_arch(arch, d, meta, data, out):
                   f"{fmt(g('overpurge'))} |")
         w("")
         stall_notes(purge, bench, w)
+    report_oom_left(purge, w)
+    report_skips(purge, w)
 
     # 3. cache
     w("### 3. Cache hit rate under cgroup memory limits\n")

@@ -194,6 +194,27 @@ int region_pin(struct region *r, size_t off, size_t len)
 	return 0;
 }
 
+long region_resident(const struct region *r)
+{
+	size_t pages = r->len / page_size, i;
+	unsigned char *vec = malloc(pages ? pages : 1);
+	long resident = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore(r->map, r->len, vec)) {
+		int saved = errno;
+
+		free(vec);
+		errno = saved;
+		return -1;
+	}
+	for (i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
 void region_destroy(struct region *r)
 {
 	if (uses_cutils(r)) {

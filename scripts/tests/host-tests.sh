@@ -231,6 +231,53 @@ ok "$(grep -qF '| unpin + pin p50, volatile / ashmem, worst size | 1 | 1 | <= 1.
 ok "$(grep -qF '| hit rate of volatile, cache_regions, memory.max 2 MiB | 0.6 | 0.5 | >= series v1 | MISSED |' \
 	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
 	"bench-report: a target missed against series v1 says MISSED"
+# OOM kills and the range shrinker's trace (issue 26): the hand-made rows
+# of bench-oom/purge.csv, the same without them (an older CSV), and a
+# malformed one.
+fixture=$top/scripts/tests/bench-oom/purge.csv
+mkdir -p "$tmp/oom"
+{ bench_csv; cat "$tmp/bench/rows"; } > "$tmp/oom/pin.csv"
+{ bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } \
+	> "$tmp/oom/cache.csv"
+cp "$fixture" "$tmp/oom/purge.csv"
+expect 0 '' "bench-report: a report from purgebench's OOM and trace rows" -- \
+	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 2 of 3 | 1: 186 | 1.5 | 1 (sizing: nothing left to purge) | 1 |' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: a kill with volatile data left and a kill after all was purged are told apart"
+ok "$(grep -q "^Kills after every unpinned page was purged, which belong to the test's sizing .*: volatile under global pressure at 256 MiB (1 of 3 runs)" \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: a kill after all was purged is put down to the test's sizing"
+ok "$(grep -qF '| volatile, 64 MiB | under memory.max | 1 | 1 of 1 | not measured |' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: a kill without left_at_kill_mib is not measured"
+ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 29723 | 15218180 | 113664 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 29238 | 0 | 0 | 7 / 0 | 113664 / 114176 | 12 |' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: the shrinker's calls, pages and skip reasons are summed"
+ok "$(grep -qF 'disagree for: volatile under global pressure at 256 MiB (113664 traced, 114176 counted; 1 calls without an end event)' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: tracepoints that disagree with pgvolatile_purged are named"
+grep -vE ',(left_at_kill_mib|oom_kills_vmstat|volatile_oom_[a-z_]+|vmstat_purged_fg_pages|shrink_[a-z_]+|skip_[a-z]+|oom_purge[a-z_]+|oom_skipped_ranges|trace_lost_events),' \
+	"$fixture" > "$tmp/oom/purge.csv"
+expect 0 '' "bench-report: a report from a CSV before the OOM and trace rows" -- \
+	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 2 of 3 | not measured | not measured | not measured | not measured |' \
+	"$tmp/oom/out.md" && grep -q '^Not measured: no run has the volatile_ranges trace rows' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: an older CSV's kills and trace are not measured"
+grep -v '^volatile,purge_global,mib=256,185.5,left_at_kill_mib,' "$fixture" \
+	> "$tmp/oom/purge.csv"
+expect 1 'not ok .* every OOM kill of a purge run recorded the unpinned data it left; missing in volatile purge_global mib=256 rep 1' \
+	"bench-report: check fails on a kill that recorded nothing it left" -- \
+	python3 "$br" check "$tmp/oom"
+{ cat "$fixture"; echo "volatile,purge_global,mib=256,lots,left_at_kill_mib,MiB,1"; } \
+	> "$tmp/oom/purge.csv"
+rm -f "$tmp/oom/out.md"
+expect 1 "purge.csv:$(($(wc -l < "$fixture") + 1)): value or rep is not a number" \
+	"bench-report: a malformed OOM row is named by file and line" -- \
+	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+ok "$([ ! -e "$tmp/oom/out.md" ]; echo $?)" \
+	"bench-report: nothing is written from a malformed OOM row"
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
 expect 2 "must be a positive integer, not '1G'" "boot.sh: a bad --zram is refused" -- \
