@@ -463,8 +463,8 @@ static int read_oom_score_adj(void)
 
 /*
  * A hog: reserve @len bytes, say it is ready, wait for the start, then
- * write one byte to every page until the OOM killer (or the test) kills
- * it.  The OOM killer picks it before anything else: oom_score_adj 1000.
+ * write to every page until the OOM killer (or the test) kills it.  The
+ * OOM killer picks it before anything else: oom_score_adj 1000.
  */
 static void __attribute__((noreturn))
 oom_hog(struct oom_run *o, size_t len, pid_t test)
@@ -496,8 +496,13 @@ oom_hog(struct oom_run *o, size_t len, pid_t test)
 	close(o->ready[1]);
 	if (read(o->go[0], &c, 1) != 1)
 		_exit(HOG_NO_START);
+	/*
+	 * A write fault allocates the page; a zero keeps it zero-filled,
+	 * which zram stores as a flag, without compressing anything: in
+	 * the zram modes the swap fills in seconds, not minutes of TCG.
+	 */
 	for (off = 0; off < len; off += page_size)
-		p[off] = 1;
+		p[off] = 0;
 	_exit(HOG_BOUND);
 }
 
