@@ -1099,29 +1099,34 @@ static void test_memcg_moved(void)
 		rmdir(path);
 }
 
-/* What the clone3() child of test_memcg_clone_into() saw. */
+/* What a clone3() child of memcg_clone() saw, and its parent after it. */
 struct memcg_cloned {
 	int step;
 	uint64_t purged;	/* pgvolatile_purged: reclaim of its cgroup */
 	uint64_t stat;		/* its cgroup's memory.stat pgvolatile_purged */
 	int nonvolatile;
 	struct vr_census census;
+	/* Filled in by the parent once the child is gone: */
+	int status;		/* the child's wait status, -1 without one */
+	bool cloned;		/* clone3() made the child */
+	int parent_nonvolatile;	/* the parent's NONVOLATILE of its range */
+	size_t parent_intact;	/* pages of the parent's range intact */
 };
 
 /*
- * A child started by clone3(CLONE_INTO_CGROUP) in a cgroup of its own
- * inherits a volatile range and writes every page of it: its copies are
- * charged to its cgroup, whose reclaim must purge them, and not the
- * parent's pages, which another cgroup holds.
+ * The parent fills a volatile range with @seed, and a child started by
+ * clone3(CLONE_INTO_CGROUP) in the new cgroup lab-volatile/@name writes
+ * all of it (@seed + 1), marks it again when @remark, and has its
+ * cgroup reclaimed; then the parent takes its own range back.
  */
-static void test_memcg_clone_into(void)
+static void memcg_clone(const char *name, unsigned int seed, bool remark,
+			struct memcg_cloned *out)
 {
 	const size_t pages = MEMCG_PAGES, len = pages * page_size;
+	char path[CG_PATH_MAX], rel[CG_PATH_MAX], *p;
 	struct clone_args args;
 	struct memcg_cloned *m;
-	char path[CG_PATH_MAX], *p;
-	struct vr_census c;
-	int fd, status = -1, r;
+	int fd, status = -1;
 	pid_t pid;
 
 	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
@@ -1130,13 +1135,13 @@ static void test_memcg_clone_into(void)
 		tap_bail("mmap: %s", strerror(errno));
 	memset(m, 0, sizeof(*m));
 	m->step = -1;
-	if (cg_create("lab-volatile/cloned", path, sizeof(path)))
-		tap_bail("cannot create lab-volatile/cloned: %s",
-			 strerror(errno));
+	snprintf(rel, sizeof(rel), "lab-volatile/%s", name);
+	if (cg_create(rel, path, sizeof(path)))
+		tap_bail("cannot create %s: %s", rel, strerror(errno));
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	p = vr_map(pages);
 	madvise(p, len, MADV_NOHUGEPAGE);
-	vr_fill(p, pages, 34);
+	vr_fill(p, pages, seed);
 	vr_madvise(p, len, MADV_VOLATILE);
 	memset(&args, 0, sizeof(args));
 	args.flags = CLONE_INTO_CGROUP;
@@ -1146,14 +1151,16 @@ static void test_memcg_clone_into(void)
 	if (pid == 0) {
 		uint64_t v0, s0;
 
-		vr_fill(p, pages, 35);
+		vr_fill(p, pages, seed + 1);
+		if (remark && vr_madvise(p, len, MADV_VOLATILE))
+			_exit(m->step = 1);
 		s0 = memcg_purged(path);
 		v0 = vr_purged_counter();
 		vr_reclaim(path, 1024 * MIB);
 		m->purged = delta(v0, vr_purged_counter());
 		m->stat = delta(s0, memcg_purged(path));
 		m->nonvolatile = vr_madvise(p, len, MADV_NONVOLATILE);
-		m->census = vr_check(p, pages, 35);
+		m->census = vr_check(p, pages, seed + 1);
 		m->step = 0;
 		_exit(0);
 	}
@@ -1161,26 +1168,51 @@ static void test_memcg_clone_into(void)
 		tap_diag("clone3(CLONE_INTO_CGROUP): %s", strerror(errno));
 	else
 		waitpid(pid, &status, 0);
-	tap_diag("clone3 into a cgroup: status %#x, step %d; its reclaim purged +%llu, memory.stat %+lld; the child's NONVOLATILE %d, %zu zero, %zu intact",
-		 status, m->step, (unsigned long long)m->purged,
-		 (long long)m->stat, m->nonvolatile, m->census.zero,
-		 m->census.intact);
-	memcg_cow_result(WIFEXITED(status) && !WEXITSTATUS(status) && !m->step &&
-		   m->purged >= pages * 99 / 100 && m->purged != UINT64_MAX &&
-		   m->stat >= pages * 99 / 100 && m->stat != UINT64_MAX &&
-		   m->nonvolatile == 1 && m->census.zero >= pages * 99 / 100 &&
-		   !m->census.corrupt,
-		   "memcg: reclaim of the cgroup a clone3(CLONE_INTO_CGROUP) child wrote an inherited range in purges the child's pages");
-	r = vr_madvise(p, len, MADV_NONVOLATILE);
-	c = vr_check(p, pages, 34);
-	tap_result(pid > 0 && r == 0 && c.intact == pages,
-		   "memcg: ... and not the parent's, charged to another cgroup (NONVOLATILE %d, %zu of %zu intact)",
-		   r, c.intact, pages);
+	*out = *m;
+	out->status = status;
+	out->cloned = pid > 0;
+	out->parent_nonvolatile = vr_madvise(p, len, MADV_NONVOLATILE);
+	out->parent_intact = vr_check(p, pages, seed).intact;
 	munmap(p, len);
 	munmap(m, sizeof(*m));
 	if (fd >= 0)
 		close(fd);
 	rmdir(path);
+}
+
+/* The child ran to the end, and its cgroup's reclaim purged its pages. */
+static bool memcg_clone_purged(const struct memcg_cloned *m)
+{
+	const size_t pages = MEMCG_PAGES;
+
+	return WIFEXITED(m->status) && !WEXITSTATUS(m->status) && !m->step &&
+	       m->purged >= pages * 99 / 100 && m->purged != UINT64_MAX &&
+	       m->stat >= pages * 99 / 100 && m->stat != UINT64_MAX &&
+	       m->nonvolatile == 1 && m->census.zero >= pages * 99 / 100 &&
+	       !m->census.corrupt;
+}
+
+/*
+ * A child started by clone3(CLONE_INTO_CGROUP) in a cgroup of its own
+ * inherits a volatile range and writes every page of it: its copies are
+ * charged to its cgroup, whose reclaim must purge them, and not the
+ * parent's pages, which another cgroup holds.
+ */
+static void test_memcg_clone_into(void)
+{
+	struct memcg_cloned m;
+
+	memcg_clone("cloned", 34, false, &m);
+	tap_diag("clone3 into a cgroup: status %#x, step %d; its reclaim purged +%llu, memory.stat %+lld; the child's NONVOLATILE %d, %zu zero, %zu intact",
+		 m.status, m.step, (unsigned long long)m.purged,
+		 (long long)m.stat, m.nonvolatile, m.census.zero,
+		 m.census.intact);
+	memcg_cow_result(memcg_clone_purged(&m),
+		   "memcg: reclaim of the cgroup a clone3(CLONE_INTO_CGROUP) child wrote an inherited range in purges the child's pages");
+	tap_result(m.cloned && m.parent_nonvolatile == 0 &&
+		   m.parent_intact == MEMCG_PAGES,
+		   "memcg: ... and not the parent's, charged to another cgroup (NONVOLATILE %d, %zu of %d intact)",
+		   m.parent_nonvolatile, m.parent_intact, MEMCG_PAGES);
 }
 
 /*
@@ -1191,73 +1223,19 @@ static void test_memcg_clone_into(void)
  */
 static void test_memcg_clone_remark(void)
 {
-	const size_t pages = MEMCG_PAGES, len = pages * page_size;
-	struct clone_args args;
-	struct memcg_cloned *m;
-	char path[CG_PATH_MAX], *p;
-	struct vr_census c;
-	int fd, status = -1, r;
-	pid_t pid;
+	struct memcg_cloned m;
 
-	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		tap_bail("mmap: %s", strerror(errno));
-	memset(m, 0, sizeof(*m));
-	m->step = -1;
-	if (cg_create("lab-volatile/remarked", path, sizeof(path)))
-		tap_bail("cannot create lab-volatile/remarked: %s",
-			 strerror(errno));
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	p = vr_map(pages);
-	madvise(p, len, MADV_NOHUGEPAGE);
-	vr_fill(p, pages, 36);
-	vr_madvise(p, len, MADV_VOLATILE);
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_INTO_CGROUP;
-	args.exit_signal = SIGCHLD;
-	args.cgroup = fd;
-	pid = fd < 0 ? -1 : syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0) {
-		uint64_t v0, s0;
-
-		vr_fill(p, pages, 37);
-		if (vr_madvise(p, len, MADV_VOLATILE))
-			_exit(m->step = 1);
-		s0 = memcg_purged(path);
-		v0 = vr_purged_counter();
-		vr_reclaim(path, 1024 * MIB);
-		m->purged = delta(v0, vr_purged_counter());
-		m->stat = delta(s0, memcg_purged(path));
-		m->nonvolatile = vr_madvise(p, len, MADV_NONVOLATILE);
-		m->census = vr_check(p, pages, 37);
-		m->step = 0;
-		_exit(0);
-	}
-	if (pid < 0)
-		tap_diag("clone3(CLONE_INTO_CGROUP): %s", strerror(errno));
-	else
-		waitpid(pid, &status, 0);
+	memcg_clone("remarked", 36, true, &m);
 	tap_diag("clone3 child that marked its range again: status %#x, step %d; its cgroup's reclaim purged +%llu, memory.stat %+lld; NONVOLATILE %d, %zu zero, %zu intact, %zu corrupt",
-		 status, m->step, (unsigned long long)m->purged,
-		 (long long)m->stat, m->nonvolatile, m->census.zero,
-		 m->census.intact, m->census.corrupt);
-	tap_result(WIFEXITED(status) && !WEXITSTATUS(status) && !m->step &&
-		   m->purged >= pages * 99 / 100 && m->purged != UINT64_MAX &&
-		   m->stat >= pages * 99 / 100 && m->stat != UINT64_MAX &&
-		   m->nonvolatile == 1 && m->census.zero >= pages * 99 / 100 &&
-		   !m->census.corrupt,
+		 m.status, m.step, (unsigned long long)m.purged,
+		 (long long)m.stat, m.nonvolatile, m.census.zero,
+		 m.census.intact, m.census.corrupt);
+	tap_result(memcg_clone_purged(&m),
 		   "memcg: a clone3(CLONE_INTO_CGROUP) child that marks its copy of a range again is purged by its own cgroup's reclaim");
-	r = vr_madvise(p, len, MADV_NONVOLATILE);
-	c = vr_check(p, pages, 36);
-	tap_result(pid > 0 && r == 0 && c.intact == pages,
-		   "memcg: ... and the parent's pages, charged to another cgroup, stay (NONVOLATILE %d, %zu of %zu intact)",
-		   r, c.intact, pages);
-	munmap(p, len);
-	munmap(m, sizeof(*m));
-	if (fd >= 0)
-		close(fd);
-	rmdir(path);
+	tap_result(m.cloned && m.parent_nonvolatile == 0 &&
+		   m.parent_intact == MEMCG_PAGES,
+		   "memcg: ... and the parent's pages, charged to another cgroup, stay (NONVOLATILE %d, %zu of %d intact)",
+		   m.parent_nonvolatile, m.parent_intact, MEMCG_PAGES);
 }
 
 static void test_thp(void)
