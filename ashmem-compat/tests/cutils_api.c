@@ -131,9 +131,12 @@ static void test_bad_fds(void)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int memfd = memfd_create("foreign", MFD_CLOEXEC);
+	int pipefd[2] = { -1, -1 };
 	bool ok;
 
-	ok = !ashmem_valid(-1) && !ashmem_valid(null) && !ashmem_valid(memfd) &&
+	/* A page, so that len 0 has pages to reach if it is not refused. */
+	ok = !ftruncate(memfd, page_size) &&
+	     !ashmem_valid(-1) && !ashmem_valid(null) && !ashmem_valid(memfd) &&
 	     !ashmem_valid(12345);
 	tap_result(ok, "ashmem_valid is 0 for bad and foreign fds");
 
@@ -147,9 +150,25 @@ static void test_bad_fds(void)
 	     CALL(ashmem_set_prot_region(memfd, PROT_READ)) == -ENOTTY &&
 	     ashmem_map_region(null, PROT_READ) == MAP_FAILED &&
 	     errno == ENOTTY;
+	/*
+	 * The same with an explicit range, which the volatile library
+	 * hands to the kernel before it looks at the fd: the errno is
+	 * still the fd's, whatever the range.
+	 */
+	ok = ok && !pipe2(pipefd, O_CLOEXEC) &&
+	     CALL(ashmem_pin_region(12345, 0, page_size)) == -EBADF &&
+	     CALL(ashmem_unpin_region(-1, page_size, page_size)) == -EBADF &&
+	     CALL(ashmem_pin_region(-1, 0x100000000UL, page_size)) ==
+		     -EBADF &&
+	     CALL(ashmem_unpin_region(null, 0, page_size)) == -ENOTTY &&
+	     CALL(ashmem_pin_region(null, 1, page_size)) == -ENOTTY &&
+	     CALL(ashmem_unpin_region(pipefd[1], 0, page_size)) == -ENOTTY &&
+	     CALL(ashmem_pin_region(pipefd[0], 0, page_size)) == -ENOTTY;
 	tap_result(ok, "closed fds: EBADF; foreign fds: ENOTTY; no crash");
 	close(null);
 	close(memfd);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 static void test_reused_fd(void)
@@ -159,7 +178,8 @@ static void test_reused_fd(void)
 	close(fd);
 	again = open("/dev/null", O_RDWR | O_CLOEXEC);
 	tap_result(again == fd && !ashmem_valid(again) &&
-		   CALL(ashmem_pin_region(again, 0, 0)) == -ENOTTY,
+		   CALL(ashmem_pin_region(again, 0, 0)) == -ENOTTY &&
+		   CALL(ashmem_unpin_region(again, 0, page_size)) == -ENOTTY,
 		   "a closed region's fd number, reused, is not a region");
 	close(again);
 }
