@@ -50,7 +50,7 @@ endif
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
 	guest-progs rootfs run shell check unit lint bench stress clean distclean \
-	fresh-check vm-selftests aosp-ashmem-test
+	fresh-check vm-selftests aosp-ashmem-test lava lava-run
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
@@ -68,6 +68,12 @@ help:
 	@echo '                      both libraries, in the arm64 guest'
 	@echo '  make aosp-ashmem-test AOSP_SRC=FILE  AOSP'"'"'s libcutils ashmem_test.cpp (not'
 	@echo '                      in the lab) with both libraries, arm64 guest'
+	@echo '  make lava [LAVA_URL=URL] [LAVA_BENCH_MODE=quick|full]'
+	@echo '                      LAVA jobs (qemu and Khadas VIM3) for every suite and'
+	@echo '                      benchmark family in build/lava/jobs (lava/README.md)'
+	@echo '  make lava-run [LAVA_SUITE=volatile_trace_test] [LAVA_FAMILY=share|none]'
+	@echo '                      run the qemu jobs with the real lava-dispatcher here,'
+	@echo '                      import their results into the lab'"'"'s TAP and CSV'
 	@echo '  make headers        install the patched uapi headers, print where'
 	@echo '  make kernel         build the kernel (DEBUG=1: the debug variant)'
 	@echo '  make kernel-tree    extract linux-source-6.1 and apply kernel/patches'
@@ -174,6 +180,33 @@ aosp-ashmem-test: kernel rootfs headers
 		RUN="/extra/aosp_ashmem_test_$$lib" \
 		$(S)/run.sh $(ARCH) $(DEBUG) $(MEM) $(CPUS) $(TIMEOUT) || exit 1; \
 	done
+
+# make lava ARCH=arm64: LAVA job definitions (scripts/lava-jobs.py) for the
+# built Image and initramfs, which a lab serves at LAVA_URL (Image,
+# initramfs.cpio.gz, meson-g12b-a311d-khadas-vim3.dtb); file:// URLs of
+# the build when LAVA_URL is empty.  Builds nothing.  See lava/README.md.
+LAVA_URL ?=
+LAVA_BENCH_MODE ?= quick
+LAVA_SUITE ?= volatile_trace_test
+LAVA_FAMILY ?= share
+LAVA_JOBS := $(LAB_BUILD)/lava/jobs
+lava:
+	@test "$(ARCH)" = arm64 || { echo 'lava: ARCH=arm64 only' >&2; exit 2; }
+	$(DEPS) lava
+	rm -rf $(LAVA_JOBS)
+	/usr/bin/python3 $(S)/lava-jobs.py --out $(LAVA_JOBS) \
+		--bench-mode $(LAVA_BENCH_MODE) \
+		--kernel-url $(or $(LAVA_URL),file://$(LAB_BUILD)/kernel/arm64/arch/arm64/boot)/Image \
+		--ramdisk-url $(or $(LAVA_URL),file://$(LAB_BUILD)/rootfs/arm64)/initramfs.cpio.gz \
+		--dtb-url $(or $(LAVA_URL),file://$(LAB_BUILD)/lava)/meson-g12b-a311d-khadas-vim3.dtb
+
+# make lava-run ARCH=arm64: the qemu jobs of one suite and one quick
+# benchmark family run by the real lava-dispatcher on this machine
+# (scripts/lava-run.sh), results imported into build/lava/run/results.
+lava-run:
+	@test "$(ARCH)" = arm64 || { echo 'lava-run: ARCH=arm64 only' >&2; exit 2; }
+	$(DEPS) lava qemu-$(ARCH)
+	$(S)/lava-run.sh $(ARCH) $(LAVA_SUITE) $(LAVA_FAMILY)
 
 clean:
 	rm -rf $(LAB_BUILD)/kernel $(LAB_BUILD)/guest $(LAB_BUILD)/rootfs \

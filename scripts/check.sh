@@ -162,6 +162,13 @@ run_job "$(variant_name "$arch" 0)-ashmem-rust" "$ashmem_job" --debug 0 \
 run_mode 0 mglru --mglru
 run_mode 0 zram --zram 256
 run_mode 0 mglru-zram --mglru --zram 256
+# The LAVA bridge (lava/README.md): the jobs for the kernel and initramfs
+# just built, checked with LAVA's own schema and dispatcher; boots nothing.
+if [ "$arch" = arm64 ]; then
+	phase "LAVA jobs for $(variant_name "$arch" 0), checked with LAVA's code"
+	"$LAB_TOP/scripts/tests/lava-tests.sh" > "$results/lava.tap" 2>&1 ||
+		true
+fi
 phase "testing the harness on $(variant_name "$arch" 0)"
 "$LAB_TOP/scripts/tests/harness-tests.sh" "$arch" > "$results/harness.tap" 2>&1 || true
 

@@ -14,7 +14,7 @@ usage()
 usage: deps.sh GROUP...      install what the groups need
        deps.sh --list GROUP...  print their packages, install nothing
 groups: kernel cross-arm64 cross-x86_64 rootfs qemu-arm64 qemu-x86_64 plot
-        lint fresh vm-selftests aosp all
+        lint fresh vm-selftests aosp lava all
 USAGE
 	exit 2
 }
@@ -45,6 +45,12 @@ group_packages()
 		[ "$(uname -m)" = aarch64 ] && { echo g++ googletest; return; }
 		echo g++-aarch64-linux-gnu googletest
 		;;
+	# scripts/lava-*: LAVA's schemas and job checker (lava-common), its
+	# dispatcher (lava-run) and client (lavacli); lava-server's device-type
+	# templates are unpacked from its .deb, never installed (it wants a
+	# database), by scripts/lava-lib.sh; cpio: the dispatcher adds its test
+	# overlay to the initramfs with it.
+	lava) echo lava-common lava-dispatcher lavacli python3-yaml python3-jinja2 cpio ;;
 	# make fresh-check: a pristine Debian root, entered with chroot.
 	fresh) echo mmdebstrap git ;;
 	all)
