@@ -10,6 +10,10 @@
  *   purgeall the whole cache dropped at once, timed: ashmem's
  *            ASHMEM_PURGE_ALL_CACHES, for the others vm.drop_caches = 2
  *            (drop_slab() runs every shrinker of every memcg);
+ *   punchhole  the reference for file-backed backends (volatile, memfd):
+ *            the kernel's own fallocate(PUNCH_HOLE) of the whole mapped
+ *            memfd, timed, the ceiling of any purge by truncation; the
+ *            pages dropped are counted by mincore() before and after;
  *   limit    under memory.max = N MiB + headroom, a foreground process
  *            in the same cgroup touches N MiB more in 1 MiB steps;
  *   global   no limit: the foreground touches what was free before the
@@ -28,11 +32,12 @@
  * priority, the purges before an OOM kill, and events lost.
  *
  *   purgebench_<lib> --backend B
- *                    --mode reclaim|rootreclaim|purgeall|limit|global
+ *                    --mode reclaim|rootreclaim|purgeall|punchhole|limit|global
  *                    --mib N [--rep R] [--csv FILE]
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +49,7 @@
 #include <unistd.h>
 
 #include <linux/ashmem.h>
+#include <linux/falloc.h>
 
 #include "backend.h"
 #include "bench.h"
@@ -60,7 +66,7 @@ static const char *prog = "purgebench";
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --mode reclaim|limit|global --mib N [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B --mode reclaim|rootreclaim|purgeall|punchhole|limit|global --mib N [--rep R] [--csv FILE]\n  backends: %s",
 		    prog, BACKEND_NAMES);
 }
 
@@ -93,6 +99,10 @@ static void release(const char *mode, const char *cg, struct region *r,
 		if (cg_write_u64(CG_ROOT, "memory.reclaim", mib * MIB) &&
 		    errno != EAGAIN)
 			die("%s: root memory.reclaim: %m", prog);
+	} else if (!strcmp(mode, "punchhole")) {
+		if (fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      0, r->len))
+			die("%s: fallocate(PUNCH_HOLE): %m", prog);
 	} else if (r->backend == BACKEND_ASHMEM) {
 		if (ioctl(r->fd, ASHMEM_PURGE_ALL_CACHES) < 0)
 			die("%s: ASHMEM_PURGE_ALL_CACHES: %m", prog);
@@ -290,11 +300,16 @@ int main(int argc, char **argv)
 	if (optind != argc || !backend || !mode || !mib)
 		usage();
 	if (strcmp(mode, "reclaim") && strcmp(mode, "rootreclaim") &&
-	    strcmp(mode, "purgeall") && strcmp(mode, "limit") &&
-	    strcmp(mode, "global"))
-		usage_error(prog, "unknown --mode '%s' (reclaim, rootreclaim, purgeall, limit or global)",
+	    strcmp(mode, "purgeall") && strcmp(mode, "punchhole") &&
+	    strcmp(mode, "limit") && strcmp(mode, "global"))
+		usage_error(prog, "unknown --mode '%s' (reclaim, rootreclaim, purgeall, punchhole, limit or global)",
 			    mode);
 	b = backend_parse(prog, backend);
+	/* A hole punch needs a shmem file of the region's own. */
+	if (!strcmp(mode, "punchhole") && b != BACKEND_VOLATILE &&
+	    b != BACKEND_MEMFD)
+		usage_error(prog, "--mode punchhole takes --backend volatile or memfd, not '%s'",
+			    backend);
 	pressure = !strcmp(mode, "limit") || !strcmp(mode, "global");
 
 	if (cg_create("lab-bench", parent, sizeof(parent)) ||
@@ -332,12 +347,22 @@ int main(int argc, char **argv)
 		die("%s: cannot open %s: %m", prog, csv_path);
 
 	if (!pressure) {
+		long before = region_resident(&r), after;
+
 		if (b != BACKEND_DONTNEED) {
 			t0 = now_ns();
 			release(mode, cg, &r, mib);
 			t1 = now_ns();
 		}
-		purged = count_purged(&r);
+		/* A punched hole is no purge: pinning would not report it. */
+		if (!strcmp(mode, "punchhole")) {
+			after = region_resident(&r);
+			if (before < 0 || after < 0)
+				die("%s: mincore: %m", prog);
+			purged = before - after;
+		} else {
+			purged = count_purged(&r);
+		}
 		csv_row(&csv, param, "release_ms", "ms", (t1 - t0) / 1e6);
 		csv_row(&csv, param, "purged_mib", "MiB",
 			(double)purged * page_size / MIB);
