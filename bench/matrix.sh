@@ -200,6 +200,13 @@ while [ $rep -le $reps ]; do
 			done
 		done
 	done
+	# The reference for file-backed purges: the kernel's own hole punch.
+	for mib in $purge_sizes; do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "volatile memfd"); do
+			echo "purge purgebench $b --mode punchhole --mib $mib --rep $rep" >> "$plan"
+		done
+	done
 	for layout in regions arena regions_competitor; do
 		extra="--layout ${layout%_competitor}"
 		[ "$layout" = regions_competitor ] && extra="$extra --competitor"

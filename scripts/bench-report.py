@@ -59,7 +59,9 @@ USER_MEASURES = (("hit_rate", "hit rate", True),
 OPTIONAL_GRAPHS = ("app_freed",)
 CONC_BACKENDS = ("ashmem", "volatile", "anon", "madvfree", "memfd")
 # Benchmarks measured for some backends only.
-BENCH_BACKENDS = {"pin_regions": ("ashmem", "volatile")}
+BENCH_BACKENDS = {"pin_regions": ("ashmem", "volatile"),
+                  # the hole punch needs a shmem file: a reference row
+                  "purge_punchhole": ("volatile", "memfd")}
 OPTIONAL_FAMILIES = (SHARE, APP, CONC)
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
              "date", "clocksource", "clock_res_ns", "clock_step_ns")
@@ -1142,11 +1144,18 @@ def report_arch(arch, d, meta, data, out):
             ("purge_purgeall", "(a'') everything purged at once: ashmem's "
              "ASHMEM_PURGE_ALL_CACHES ioctl; the others `vm.drop_caches = "
              "2` (drop_slab() runs every shrinker of every memcg; it does "
-             "not free MADV_FREE pages)")):
+             "not free MADV_FREE pages)"),
+            ("purge_punchhole", "(a''') the reference for file-backed "
+             "purges: the kernel's own `fallocate(PUNCH_HOLE)` of the "
+             "whole mapped memfd (volatile: the unpinned region; memfd), "
+             "the ceiling of a purge by truncation")):
         if not purge.params(bench):
             continue
-        w(what + ". Purged MiB are counted by pinning page by page "
-          "afterwards, not assumed. Median over the runs, min-max in "
+        counted = ("Dropped MiB are counted by mincore() before and "
+                   "after." if bench == "purge_punchhole" else
+                   "Purged MiB are counted by pinning page by page "
+                   "afterwards, not assumed.")
+        w(what + ". " + counted + " Median over the runs, min-max in "
           "brackets.\n")
         w("| backend | data (MiB) | purged (MiB) | time (ms) | MiB/s "
           "[min-max] | ratio to dontneed [95% CI] | kernel count (pages) |")
