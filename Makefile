@@ -71,7 +71,7 @@ help:
 	@echo '  make lava [LAVA_URL=URL] [LAVA_BENCH_MODE=quick|full]'
 	@echo '                      LAVA jobs (qemu and Khadas VIM3) for every suite and'
 	@echo '                      benchmark family in build/lava/jobs (lava/README.md)'
-	@echo '  make lava-run [LAVA_SUITE=volatile_trace_test] [LAVA_FAMILY=share|none]'
+	@echo '  make lava-run [LAVA_SUITE=volatile_trace_test] [LAVA_FAMILY=share|all|none]'
 	@echo '                      run the qemu jobs with the real lava-dispatcher here,'
 	@echo '                      import their results into the lab'"'"'s TAP and CSV'
 	@echo '  make headers        install the patched uapi headers, print where'

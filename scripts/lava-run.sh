@@ -5,7 +5,8 @@
 # qemu LAVA jobs on this machine with the real lava-dispatcher (lava-run,
 # no server, no scheduler): the suite SUITE (default volatile_trace_test)
 # and, unless FAMILY is "none", the quick benchmark family FAMILY (default
-# share), one after the other, one guest at a time.  The device is
+# share; "all": the six, whose imported CSV bench-report.py check takes
+# like make bench's), one after the other, one guest at a time.  The device is
 # lava-server's qemu-aarch64 device type rendered with each job's context
 # (scripts/lava-device.py).  The results are imported (scripts/
 # lava-import.py) into the lab's TAP and CSV under
@@ -22,7 +23,7 @@ set -eu
 
 usage()
 {
-	echo "usage: lava-run.sh arm64 [SUITE [FAMILY|none]]" >&2
+	echo "usage: lava-run.sh arm64 [SUITE [FAMILY|all|none]]" >&2
 	exit 2
 }
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then usage; fi
@@ -32,8 +33,8 @@ arch=$1 suite=${2:-volatile_trace_test} family=${3:-share}
 	exit 2
 }
 case "$suite" in ''|*[!A-Za-z0-9_]*) echo "lava-run.sh: bad suite name '$suite'" >&2; exit 2 ;; esac
-case "$family" in pin|purge|cache|share|concurrency|app|none) ;;
-*) echo "lava-run.sh: unknown family '$family' (pin purge cache share concurrency app, or none)" >&2; exit 2 ;;
+case "$family" in pin|purge|cache|share|concurrency|app|all|none) ;;
+*) echo "lava-run.sh: unknown family '$family' (pin purge cache share concurrency app, all or none)" >&2; exit 2 ;;
 esac
 [ "$(id -u)" = 0 ] || die "lava-run needs root (it works in /var/lib/lava/dispatcher)"
 command -v lava-run > /dev/null || die "lava-run not found (run: scripts/deps.sh lava)"
@@ -47,8 +48,11 @@ templates=$(lava_templates)
 dir=$LAB_BUILD/lava/run
 rm -rf "$dir"
 mkdir -p "$dir/jobs"
-families=$family
-[ "$family" != none ] || families=""
+case "$family" in
+none) families="" ;;
+all) families=pin,purge,cache,share,concurrency,app ;;
+*) families=$family ;;
+esac
 "$LAVA_PYTHON" "$LAB_TOP/scripts/lava-jobs.py" --out "$dir/jobs" \
 	--device-types qemu --suites "$suite" --families "$families" \
 	--bench-mode quick --initramfs "$rootfs" \
