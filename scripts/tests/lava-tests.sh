@@ -23,36 +23,8 @@ py=$LAVA_PYTHON
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0 failed=0
-ok()
-{
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=$((failed + 1))
-	fi
-}
-# expect STATUS PATTERN NAME -- CMD...: CMD exits STATUS and its output
-# (stdout and stderr) matches the extended regex PATTERN ('' for any).
-expect()
-{
-	local want=$1 pattern=$2 name=$3 rc=0
-	shift 4
-	"$@" > "$tmp/out" 2>&1 || rc=$?
-	if [ "$rc" != "$want" ]; then
-		echo "# $name: exit $rc, wanted $want; output:"
-		sed 's/^/#   /' "$tmp/out" | tail -20
-		ok 1 "$name"
-	elif [ -n "$pattern" ] && ! grep -qE -- "$pattern" "$tmp/out"; then
-		echo "# $name: output lacks /$pattern/:"
-		sed 's/^/#   /' "$tmp/out" | tail -20
-		ok 1 "$name"
-	else
-		ok 0 "$name"
-	fi
-}
+# shellcheck source=scripts/tests/tap-lib.sh
+. "$S/tests/tap-lib.sh"
 finish()
 {
 	echo "1..$n"
