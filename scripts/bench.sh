@@ -23,6 +23,9 @@ full) out=$LAB_TOP/results/$arch timeout=4200 ;;
 *) die "unknown mode '$mode' (quick or full)" ;;
 esac
 report=$LAB_TOP/scripts/bench-report.py
+# Debian's python3, which has python3-scipy and python3-numpy (deps.sh
+# plot): another python3 on PATH (pyenv, a venv) may lack them.
+py=/usr/bin/python3
 
 start=$(date +%s)
 run_dir=$LAB_BUILD/runs/bench-$arch-$mode
@@ -92,7 +95,7 @@ if [ "$mode" = full ]; then
 		extra_boot cpu-max cpumax --cpu max
 	fi
 fi
-python3 "$report" plot "$new" || [ "$mode" = quick ] ||
+"$py" "$report" plot "$new" || [ "$mode" = quick ] ||
 	die "plotting failed; CSV in $new"
 echo "$(($(date +%s) - start)) seconds from boot to graphs" \
 	> "$new/run-seconds.txt"
@@ -101,12 +104,12 @@ mv "$new" "$out"
 log "CSV and graphs in $out"
 
 if [ "$mode" = quick ]; then
-	python3 "$report" check "$out" | tee "$out/check.tap"
+	"$py" "$report" check --quick "$out" | tee "$out/check.tap"
 	exit "${PIPESTATUS[0]}"
 fi
 dirs=()
 for d in "$LAB_TOP"/results/arm64 "$LAB_TOP"/results/x86_64; do
 	[ ! -f "$d/pin.csv" ] || dirs+=("$d")
 done
-python3 "$report" report "$LAB_TOP/results/README.md" "${dirs[@]}"
+"$py" "$report" report "$LAB_TOP/results/README.md" "${dirs[@]}"
 log "report: results/README.md ($(($(date +%s) - start))s in all)"

@@ -38,7 +38,7 @@ group_packages()
 	rootfs) echo cpio gzip busybox-static ;;
 	qemu-arm64) echo qemu-system-arm ;;
 	qemu-x86_64) echo qemu-system-x86 ;;
-	plot) echo gnuplot-nox python3 ;;
+	plot) echo gnuplot-nox python3 python3-scipy python3-numpy ;;
 	lint) echo shellcheck ;;
 	# scripts/aosp-ashmem-test.sh: AOSP's gtest suite, built for arm64.
 	aosp)

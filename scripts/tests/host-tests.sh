@@ -111,6 +111,8 @@ ok "$([ ! -e "$tmp/rel.md" ]; echo $?)" \
 
 # --- bench-report.py ---------------------------------------------------
 br=$S/bench-report.py
+# Debian's python3: scipy (python3-scipy, deps.sh plot) is not in others.
+py=/usr/bin/python3
 bench_csv()
 {
 	printf '# kernel: k\n# series: s\n# machine: m\n# accel: tcg\n'
@@ -129,33 +131,33 @@ done > "$tmp/bench/rows"
   echo "lru,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"
   echo "volatile,cache_regions,limit_mib=2,1,verify_failures,count,1"; } > "$tmp/bench/cache.csv"
 expect 1 'not ok .* 1 failures' "bench-report: check fails on a verification failure" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 sed -i '/^lru,/d' "$tmp/bench/cache.csv"
 expect 1 'missing cache_regions:lru' "bench-report: check names a missing backend" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 # The clock: a tick-driven one, zero and non-finite timings all fail.
 cp "$tmp/bench/pin.csv" "$tmp/bench/pin.good"
 { bench_csv 4000000; cat "$tmp/bench/rows"; } > "$tmp/bench/pin.csv"
 expect 1 'not ok .* smallest step seen 4000000 ns' \
 	"bench-report: check fails on a clock that steps by more than 1 us" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 { cat "$tmp/bench/pin.good"; echo "volatile,pin_size,size_kib=8,0,pair_ns_p50,ns,1"; } \
 	> "$tmp/bench/pin.csv"
 expect 1 'not ok .* every timing above zero \(1 of 8 not' \
 	"bench-report: check fails on a zero timing" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 { cat "$tmp/bench/pin.good"; echo "volatile,pin_size,size_kib=8,-nan,pair_ns_p50,ns,1"; } \
 	> "$tmp/bench/pin.csv"
 expect 1 'not ok .* every value finite \(1 inf or nan' \
 	"bench-report: check fails on a nan" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 { cat "$tmp/bench/pin.good"
   for i in 1 2 3 4 5 6 7 8; do
 	echo "volatile,pin_size,size_kib=$i,4000250,pair_ns_p50,ns,1"
   done; } > "$tmp/bench/pin.csv"
 expect 1 'not ok .* 4000250 ns, is 8 of 8' \
 	"bench-report: check fails on timings quantised to a tick" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 # Android's regime: every backend, both swap settings, verified hits.
 { bench_csv
   for swap in 0 256; do
@@ -168,26 +170,26 @@ cp "$tmp/bench/app.csv" "$tmp/bench/app.good"
 sed -i '/^ashmem,app,swap_mib=256,0.5,hit_rate/d' "$tmp/bench/app.csv"
 expect 1 'not ok .* missing app:ashmem=256' \
 	"bench-report: check names a backend missing from Android's regime" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 sed '/swap_mib=256/d' "$tmp/bench/app.good" > "$tmp/bench/app.csv"
 expect 1 'not ok .* without swap and with zram swap \(swap MiB seen: 0\)' \
 	"bench-report: check fails when Android's regime ran without zram" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 sed 's/^volatile,app,swap_mib=0,0,verify_failures/volatile,app,swap_mib=0,2,verify_failures/' \
 	"$tmp/bench/app.good" > "$tmp/bench/app.csv"
 expect 1 "not ok .* apps' cache hits verified byte for byte: 2 failures" \
 	"bench-report: check fails on an app's verification failure" -- \
-	python3 "$br" check "$tmp/bench"
+	"$py" "$br" check "$tmp/bench"
 rm "$tmp/bench/app.csv" "$tmp/bench/app.good"
 cp "$tmp/bench/pin.good" "$tmp/bench/pin.csv"
 echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
 expect 1 'pin.csv:[0-9]*: 5 fields, expected 7' \
 	"bench-report: a malformed row is named by file and line" -- \
-	python3 "$br" report "$tmp/bench/out.md" "$tmp/bench"
+	"$py" "$br" report "$tmp/bench/out.md" "$tmp/bench"
 ok "$([ ! -e "$tmp/bench/out.md" ]; echo $?)" \
 	"bench-report: nothing is written from a malformed file"
 expect 2 'usage' "bench-report: bad arguments get the usage" -- \
-	python3 "$br" plot
+	"$py" "$br" plot
 # Next to a series-v1 run, the report compares the two against the targets.
 mkdir -p "$tmp/rep/arm64" "$tmp/rep/series-v1/arm64"
 for d in "$tmp/rep/arm64" "$tmp/rep/series-v1/arm64"; do
@@ -196,7 +198,7 @@ for d in "$tmp/rep/arm64" "$tmp/rep/series-v1/arm64"; do
 done
 { bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } > "$tmp/rep/arm64/cache.csv"
 { bench_csv; echo "volatile,cache_regions,limit_mib=2,0.6,hit_rate,ratio,1"; } > "$tmp/rep/series-v1/arm64/cache.csv"
-python3 "$br" report "$tmp/rep/out.md" "$tmp/rep/arm64" > /dev/null 2>&1 || true
+"$py" "$br" report "$tmp/rep/out.md" "$tmp/rep/arm64" > /dev/null 2>&1 || true
 ok "$(grep -qF '| unpin + pin p50, volatile / ashmem, worst size | 1 | 1 | <= 1.0 | met |' \
 	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
 	"bench-report: a target met against series v1 says met"
@@ -213,7 +215,7 @@ mkdir -p "$tmp/oom"
 	> "$tmp/oom/cache.csv"
 cp "$fixture" "$tmp/oom/purge.csv"
 expect 0 '' "bench-report: a report from purgebench's OOM and trace rows" -- \
-	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+	"$py" "$br" report "$tmp/oom/out.md" "$tmp/oom"
 ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 2 of 3 | 1: 186 | 1.5 | 1 (sizing: nothing left to purge) | 1 |' \
 	"$tmp/oom/out.md"; echo $?)" \
 	"bench-report: a kill with volatile data left and a kill after all was purged are told apart"
@@ -232,7 +234,7 @@ ok "$(grep -qF 'disagree for: volatile under global pressure at 256 MiB (113664 
 grep -vE ',(left_at_kill_mib|oom_kills_vmstat|volatile_oom_[a-z_]+|vmstat_purged_fg_pages|shrink_[a-z_]+|skip_[a-z]+|oom_purge[a-z_]+|oom_skipped_ranges|trace_lost_events),' \
 	"$fixture" > "$tmp/oom/purge.csv"
 expect 0 '' "bench-report: a report from a CSV before the OOM and trace rows" -- \
-	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+	"$py" "$br" report "$tmp/oom/out.md" "$tmp/oom"
 ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 2 of 3 | not measured | not measured | not measured | not measured |' \
 	"$tmp/oom/out.md" && grep -q '^Not measured: no run has the volatile_ranges trace rows' \
 	"$tmp/oom/out.md"; echo $?)" \
@@ -241,15 +243,70 @@ grep -v '^volatile,purge_global,mib=256,185.5,left_at_kill_mib,' "$fixture" \
 	> "$tmp/oom/purge.csv"
 expect 1 'not ok .* every OOM kill of a purge run recorded the unpinned data it left; missing in volatile purge_global mib=256 rep 1' \
 	"bench-report: check fails on a kill that recorded nothing it left" -- \
-	python3 "$br" check "$tmp/oom"
+	"$py" "$br" check "$tmp/oom"
 { cat "$fixture"; echo "volatile,purge_global,mib=256,lots,left_at_kill_mib,MiB,1"; } \
 	> "$tmp/oom/purge.csv"
 rm -f "$tmp/oom/out.md"
 expect 1 "purge.csv:$(($(wc -l < "$fixture") + 1)): value or rep is not a number" \
 	"bench-report: a malformed OOM row is named by file and line" -- \
-	python3 "$br" report "$tmp/oom/out.md" "$tmp/oom"
+	"$py" "$br" report "$tmp/oom/out.md" "$tmp/oom"
 ok "$([ ! -e "$tmp/oom/out.md" ]; echo $?)" \
 	"bench-report: nothing is written from a malformed OOM row"
+# issue 27: the userspace model acted, killed runs apart, order balanced.
+mkdir -p "$tmp/ck"
+{ bench_csv; cat "$tmp/bench/rows"; } > "$tmp/ck/pin.csv"
+{ bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } \
+	> "$tmp/ck/cache.csv"
+cp "$top/scripts/tests/bench-oom/purge.csv" "$tmp/ck/purge.csv"
+user_app()
+{
+	bench_csv
+	for rep in 1 2; do
+		echo "upsi-10ms,app,swap_mib=0,0.5,hit_rate,ratio,$rep"
+		echo "upsi-10ms,app,swap_mib=0,$1,mgr_events,count,$rep"
+		echo "upsi-10ms,app,swap_mib=0,4,purged_mib,MiB,$rep"
+	done
+}
+# check_line DIR PATTERN [FLAG...]: a line of check's TAP matches PATTERN.
+check_line()
+{
+	local d=$1 pattern=$2
+
+	shift 2
+	"$py" "$br" check "$@" "$d" 2>&1 | grep -qE -- "$pattern"
+}
+user_app 3 > "$tmp/ck/app.csv"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* of upsi-10ms at swap 0$'; echo $?)" \
+	"bench-report: check passes a userspace model that acted in every run"
+user_app 0 > "$tmp/ck/app.csv"
+expect 1 'not ok .* upsi-10ms at swap 0 did not act \(events in 0 of 2 runs' \
+	"bench-report: check names a userspace row that did not act" -- \
+	"$py" "$br" check "$tmp/ck"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* # SKIP a quick run' --quick; echo $?)" \
+	"bench-report: check --quick does not judge whether the model acted"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: killed runs reported apart: .* leave out the [0-9]+ killed'; echo $?)" \
+	"bench-report: check passes purge runs that all record their kills"
+grep -v '^volatile,purge_global,mib=256,[0-9.]*,oom_kills,count,1$' \
+	"$top/scripts/tests/bench-oom/purge.csv" > "$tmp/ck/purge.csv"
+expect 1 'not ok .* killed runs reported apart: .*no OOM kill record for volatile purge_global mib=256 rep 1' \
+	"bench-report: check fails on a stall run that does not say whether it was killed" -- \
+	"$py" "$br" check "$tmp/ck"
+printf 'pin pinbench %s --size 4K --rep 1\n' ashmem volatile > "$tmp/ck/plan.txt"
+printf 'pin pinbench %s --size 4K --rep 2\n' volatile ashmem >> "$tmp/ck/plan.txt"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: backend order balanced: .* \(from plan.txt\): 1 points$'; echo $?)" \
+	"bench-report: check passes a rotated backend order"
+printf 'pin pinbench %s --size 4K --rep 2\n' ashmem volatile > "$tmp/ck/plan.new"
+head -2 "$tmp/ck/plan.txt" | cat - "$tmp/ck/plan.new" > "$tmp/ck/plan.txt.new"
+mv "$tmp/ck/plan.txt.new" "$tmp/ck/plan.txt"
+expect 1 "not ok .* backend order balanced: .* ashmem at position 1 in 2 of 2 blocks of 'pin pinbench --size 4K swap=none'" \
+	"bench-report: check names a backend order that is not balanced" -- \
+	"$py" "$br" check "$tmp/ck"
+rm "$tmp/ck/plan.txt"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: backend order balanced: .* # SKIP order not recorded$'; echo $?)" \
+	"bench-report: a run that does not record its order is not failed by default"
+expect 1 'not ok .* order not recorded' \
+	"bench-report: check --require-order fails a run that does not record its order" -- \
+	"$py" "$br" check --require-order "$tmp/ck"
 expect 2 "must be a positive integer" "boot.sh: a bad --mem is refused" -- \
 	"$S/boot.sh" --arch arm64 --mem 1G --job /dev/null
 expect 2 "must be a positive integer, not '1G'" "boot.sh: a bad --zram is refused" -- \
