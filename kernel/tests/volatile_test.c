@@ -1038,24 +1038,6 @@ static int memcg_moved_child(void *arg)
 }
 
 /*
- * Issue 25, defect 5, what patch 24 leaves: a range marked once and then
- * written by a task of another cgroup (a clone3(CLONE_INTO_CGROUP) child
- * writing pages it inherited volatile) stays listed under the memcg it was
- * marked in until it is marked again; 6.1's list_lru cannot move it from
- * the fault path.
- */
-#define MEMCG_COW_TODO \
-	"issue 25 defect 5: a child's copies of an inherited range stay on " \
-	"the parent's memcg list until the child marks the range again"
-static void memcg_cow_result(bool ok, const char *what)
-{
-	if (ok)
-		tap_result(true, "%s", what);
-	else
-		tap_xfail(MEMCG_COW_TODO, "%s", what);
-}
-
-/*
  * A range whose pages one cgroup is charged for, marked by a task that
  * has moved to another: the limits and reclaim of the cgroup that holds
  * the memory reach it, those of the other do not.
@@ -1104,6 +1086,7 @@ struct memcg_cloned {
 	int step;
 	uint64_t purged;	/* pgvolatile_purged: reclaim of its cgroup */
 	uint64_t stat;		/* its cgroup's memory.stat pgvolatile_purged */
+	uint64_t listed;	/* its memory.stat volatile before reclaim */
 	int nonvolatile;
 	struct vr_census census;
 	/* Filled in by the parent once the child is gone: */
@@ -1154,6 +1137,8 @@ static void memcg_clone(const char *name, unsigned int seed, bool remark,
 		vr_fill(p, pages, seed + 1);
 		if (remark && vr_madvise(p, len, MADV_VOLATILE))
 			_exit(m->step = 1);
+		if (cg_read_key(path, "memory.stat", "volatile", &m->listed))
+			m->listed = UINT64_MAX;
 		s0 = memcg_purged(path);
 		v0 = vr_purged_counter();
 		vr_reclaim(path, 1024 * MIB);
@@ -1203,11 +1188,15 @@ static void test_memcg_clone_into(void)
 	struct memcg_cloned m;
 
 	memcg_clone("cloned", 34, false, &m);
-	tap_diag("clone3 into a cgroup: status %#x, step %d; its reclaim purged +%llu, memory.stat %+lld; the child's NONVOLATILE %d, %zu zero, %zu intact",
-		 m.status, m.step, (unsigned long long)m.purged,
-		 (long long)m.stat, m.nonvolatile, m.census.zero,
-		 m.census.intact);
-	memcg_cow_result(memcg_clone_purged(&m),
+	tap_diag("clone3 into a cgroup: status %#x, step %d; its memory.stat volatile %lld bytes before reclaim; its reclaim purged +%llu, memory.stat %+lld; the child's NONVOLATILE %d, %zu zero, %zu intact",
+		 m.status, m.step, (long long)m.listed,
+		 (unsigned long long)m.purged, (long long)m.stat,
+		 m.nonvolatile, m.census.zero, m.census.intact);
+	tap_result(m.cloned && m.step != 1 && m.listed != UINT64_MAX &&
+		   m.listed >= (uint64_t)MEMCG_PAGES * page_size,
+		   "memcg: a clone3(CLONE_INTO_CGROUP) child's writes to an inherited range count it in its own cgroup's memory.stat volatile (%lld of %zu bytes)",
+		   (long long)m.listed, (size_t)MEMCG_PAGES * page_size);
+	tap_result(memcg_clone_purged(&m),
 		   "memcg: reclaim of the cgroup a clone3(CLONE_INTO_CGROUP) child wrote an inherited range in purges the child's pages");
 	tap_result(m.cloned && m.parent_nonvolatile == 0 &&
 		   m.parent_intact == MEMCG_PAGES,
@@ -2020,7 +2009,7 @@ static const struct vr_test suite[] = {
 	TEST(lazyfree_counter, 1),
 	TEST(memcg_event, 1),
 	TEST(memcg_moved, 3),
-	TEST(memcg_clone_into, 2),
+	TEST(memcg_clone_into, 3),
 	TEST(memcg_clone_remark, 2),
 	TEST(split_and_moved, 2),
 	TEST(accounting, 5),
