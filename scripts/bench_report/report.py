@@ -8,7 +8,7 @@ from .common import *  # noqa: F401,F403
 from .answer import answer
 from .families import SECTIONS
 from .headline import appendix, headline
-from .targets import targets
+from .targets import shared_engine_targets, targets
 
 
 def report_arch(arch, d, meta, data, out):
@@ -54,6 +54,7 @@ def report_arch(arch, d, meta, data, out):
           "with that in mind.\n")
         targets((pin, purge, cache), tuple(Table(data0[f]) for f in
                                            FAMILIES), w)
+    shared_engine_targets(run, w)
     # Sections 1 to 8, one module each (families.py lists them).
     for module in SECTIONS:
         module.section(run, w)
