@@ -105,8 +105,6 @@ def main(argv):
          "global reclaim purges it)"),
         ("roomy_intact", "... chunk kept"),
         ("roomy_purged", "... chunk purged"),
-        ("global_purged", "volatile purges in the workers' cgroup "
-         "overlapping a global burst"),
         ("ash_global_purged", "ashmem purges overlapping a global burst"),
         ("td_munmap_rounds", "volatile ranges (8 MiB) torn down by munmap "
          "under memory.reclaim"),
