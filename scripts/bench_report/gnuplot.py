@@ -146,6 +146,14 @@ def plot(d):
             script.append("set xtics (" + ", ".join(
                 f"'{'none' if x == 0 else f'zram {x:g} MiB'}' {x:g}"
                 for x in xs) + ")")
+        if not values:
+            # No run measured it (a quick run without a pressure episode,
+            # say): gnuplot refuses a plot with every point undefined, so
+            # the graph says so on an empty frame.
+            script += ["unset logscale y", "set yrange [0:1]",
+                       "set label 'no data in this run' "
+                       "at graph 0.5, 0.5 center"]
+            cols = ["-1 notitle"]
         for term, ext in (("svg size 1100,600 dynamic", "svg"),
                           ("pngcairo size 1100,600", "png")):
             body = "\n".join([f"set terminal {term}",
