@@ -29,20 +29,24 @@ def ratio_ci(a, b, seed=20261204):
             ratios[int(0.975 * len(ratios)) - 1])
 
 
-def fmt_ratio(a, b):
-    """median(a) / median(b) [95% bootstrap interval]."""
+def median_ratio(a, b):
+    """(median(a) / median(b), its 95% bootstrap interval, the two as
+    text "r [lo-hi]"); None for what cannot be computed."""
     r = ratio(statistics.median(a) if a else None,
               statistics.median(b) if b else None)
     ci = ratio_ci(a, b) if r is not None else None
-    return fmt(r) + (f" [{fmt(ci[0])}-{fmt(ci[1])}]" if ci else "")
+    return r, ci, fmt(r) + (f" [{fmt(ci[0])}-{fmt(ci[1])}]" if ci else "")
+
+
+def fmt_ratio(a, b):
+    """median(a) / median(b) [95% bootstrap interval]."""
+    return median_ratio(a, b)[2]
 
 
 def verdict(a, b, more, less):
     """@more, @less or "the same as": median(a) against median(b), by
     whether the 95% bootstrap interval of their ratio excludes 1."""
-    r = ratio(statistics.median(a) if a else None,
-              statistics.median(b) if b else None)
-    ci = ratio_ci(a, b) if r is not None else None
+    ci = median_ratio(a, b)[1]
     if ci is None:
         return "not comparable with"
     if ci[0] > 1:

@@ -2,7 +2,7 @@
 """The range engine's targets, against the first series' run."""
 
 from .common import *  # noqa: F401,F403
-from .stats import ratio_ci
+from .stats import median_ratio
 
 
 TARGET_WHY = {
@@ -132,9 +132,7 @@ def _ratio_row(a, b, want_more, bound, lenient):
     @lenient a ratio on the wrong side whose 95% interval reaches @bound
     is met too (issue 26 says so for the stalls), without it that is
     still MISSED, said so.  n/a with fewer than 3 runs a side."""
-    r = ratio(median(a) if a else None, median(b) if b else None)
-    ci = ratio_ci(a, b) if r is not None else None
-    text = fmt(r) + (f" [{fmt(ci[0])}-{fmt(ci[1])}]" if ci else "")
+    r, ci, text = median_ratio(a, b)
     if r is None or ci is None:
         return text, "n/a (fewer than 3 runs a side)"
     if (r >= bound) if want_more else (r <= bound):
