@@ -372,6 +372,112 @@ static void test_zero_fill(void)
 	unregion(fd, p, pages);
 }
 
+/*
+ * Unmarking a whole range keeps it listed, parked, and marking the same
+ * pages again takes it back (issue 26, target 5): what it was before must
+ * not leak through.  The Volatile: line drops and comes back, a purge of
+ * the parked range's earlier life is not reported again, a range marked
+ * from parked is purged and reported, and it takes the new mark's
+ * VOLATILE_ZERO or its absence.
+ */
+static void test_parked(void)
+{
+	const size_t pages = 8 * MIB / page_size;
+	long base = vr_volatile_kb(), marked, parked, again;
+	int fd, r1, r2, r3, r4;
+	struct reclaim_delta d;
+	char *p;
+
+	fd = region(pages, &p);
+	vr_fill(p, pages, 60);
+	r1 = mark(fd, 0, pages);
+	marked = vr_volatile_kb();
+	r2 = unmark(fd, 0, pages);
+	parked = vr_volatile_kb();
+	r3 = mark(fd, 0, pages);
+	again = vr_volatile_kb();
+	r4 = unmark(fd, 0, pages);
+	tap_result(!r1 && !r2 && !r3 && !r4 &&
+		   marked - base == (long)(pages * page_size / 1024) &&
+		   parked == base && again == marked &&
+		   vr_check(p, pages, 60).intact == pages,
+		   "mark, unmark, mark, unmark: Volatile: %+ld, %+ld, %+ld kB, returns %d %d %d %d, data intact",
+		   marked - base, parked - base, again - base, r1, r2, r3,
+		   r4);
+
+	/* A purge, reported; then marked from parked: nothing to report. */
+	mark(fd, 0, pages);
+	reclaim_in(cg, 1024 * MIB);
+	r1 = unmark(fd, 0, pages);
+	vr_fill(p, pages, 61);
+	r2 = mark(fd, 0, pages);
+	r3 = unmark(fd, 0, pages);
+	tap_result(r1 == 1 && r2 == 0 && r3 == 0 &&
+		   vr_check(p, pages, 61).intact == pages,
+		   "purged and unmarked (%d), filled, marked again: unmarking reports no purge (%d), data intact",
+		   r1, r3);
+
+	/* Marked from parked, it is purged and reported like a new one. */
+	r1 = mark(fd, 0, pages);
+	d = reclaim_in(cg, 1024 * MIB);
+	r2 = unmark(fd, 0, pages);
+	tap_result(r1 == 0 && d.valid && d.purged >= pages * 99 / 100 &&
+		   r2 == 1 && vr_check(p, pages, 61).zero >= pages * 99 / 100,
+		   "a range marked again from parked is purged (%llu of %zu pages) and unmarking says so (%d)",
+		   (unsigned long long)d.purged, pages, r2);
+
+	/* It takes the new mark's flags: without ZERO, a purge is SIGBUS. */
+	vr_fill(p, pages, 62);
+	r1 = vfalloc(fd, MARK | ZERO, 0, pages);
+	r2 = unmark(fd, 0, pages);
+	r3 = mark(fd, 0, pages);
+	reclaim_in(cg, 1024 * MIB);
+	tap_result(!r1 && !r2 && !r3 &&
+		   vr_sigbus_on_read(p + page_size) &&
+		   unmark(fd, 0, pages) == 1,
+		   "marked with ZERO, unmarked, marked without: a purged page raises SIGBUS");
+	unregion(fd, p, pages);
+}
+
+/*
+ * A range marked again goes to the young end of the list: a small reclaim
+ * purges a range marked after it first, whether it was still volatile
+ * (@unmark false) or parked in between (@unmark true).
+ */
+static void test_remark_young(bool unmark_first, const char *how)
+{
+	const size_t pages = 8 * MIB / page_size;
+	size_t lost_a, lost_b;
+	char *a, *b;
+	int fa = region(pages, &a), fb = region(pages, &b), r;
+
+	vr_fill(a, pages, 63);
+	vr_fill(b, pages, 64);
+	r = mark(fa, 0, pages) | mark(fb, 0, pages);
+	if (unmark_first)
+		r |= unmark(fa, 0, pages);
+	r |= mark(fa, 0, pages);
+	reclaim_in(cg, 4 * MIB);
+	/* By pread(): a purged page of a volatile mapping raises SIGBUS. */
+	lost_a = pages - vr_fd_check(fa, pages, 63).intact;
+	lost_b = pages - vr_fd_check(fb, pages, 64).intact;
+	tap_result(r == 0 && lost_a == 0 && lost_b > 0,
+		   "A marked, B marked, A %s: a small reclaim purges B (%zu pages) before A (%zu)",
+		   how, lost_b, lost_a);
+	unregion(fa, a, pages);
+	unregion(fb, b, pages);
+}
+
+static void test_remark_young_volatile(void)
+{
+	test_remark_young(false, "marked again");
+}
+
+static void test_remark_young_parked(void)
+{
+	test_remark_young(true, "unmarked and marked again");
+}
+
 /* Write pattern @seed (vr_fill()'s, page 0 at @first) to pages of @fd. */
 static void fd_fill(int fd, size_t first, size_t pages, unsigned int seed)
 {
@@ -1314,6 +1420,9 @@ static const struct vr_test suite[] = {
 	TEST(partial_exact, 1),
 	TEST(unmarked_not_purged, 1),
 	TEST(zero_fill, 3),
+	TEST(parked, 4),
+	TEST(remark_young_volatile, 1),
+	TEST(remark_young_parked, 1),
 	TEST(seal_write_marks, 6),
 	TEST(seal_future_write_marks, 6),
 	TEST(seal_write_busy, 1),

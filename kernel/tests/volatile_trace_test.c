@@ -209,6 +209,7 @@ static void test_events_exist(void)
 {
 	static const char *const events[] = {
 		"volatile_shrink_start", "volatile_shrink_end", "volatile_oom",
+		"volatile_file_lru",
 	};
 	char path[256];
 	size_t i, found = 0;
@@ -223,7 +224,7 @@ static void test_events_exist(void)
 			tap_diag("no %s: %s", path, strerror(errno));
 	}
 	tap_result(found == i,
-		   "tracefs has volatile_shrink_start, volatile_shrink_end and volatile_oom");
+		   "tracefs has volatile_shrink_start, volatile_shrink_end, volatile_oom and volatile_file_lru");
 }
 
 static void test_oom_counters(void)
@@ -524,12 +525,248 @@ static void test_concurrent_file_purge(void)
 	close(fd);
 }
 
+/* The volatile_file_lru events of one inode, by operation. */
+enum lru_op { OP_LIST, OP_UNLIST, OP_PARK, OP_REUSE, OP_DROP, NR_OPS };
+
+static const char *const lru_op_names[NR_OPS] = {
+	"list", "unlist", "park", "reuse", "drop",
+};
+
+struct lru_ops {
+	unsigned long n[NR_OPS];
+	long long memcg;	/* of the last event; -1 if none */
+};
+
+static struct lru_ops lru_ops(const char *buf, unsigned long ino)
+{
+	struct lru_ops o = { .memcg = -1 };
+	const char *line, *end, *op;
+	char want[64];
+	int i;
+
+	for (line = buf; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		if (*line == '#' || !strstr(line, ": volatile_file_lru:") ||
+		    strstr(line, ": volatile_file_lru:") > end ||
+		    field(line, end, "ino") != (long long)ino)
+			continue;
+		op = strstr(line, " op=");
+		for (i = 0; op && op < end && i < NR_OPS; i++) {
+			snprintf(want, sizeof(want), " op=%s", lru_op_names[i]);
+			if (!strncmp(op, want, strlen(want)) &&
+			    op + strlen(want) == end) {
+				o.n[i]++;
+				o.memcg = field(line, end, "memcg");
+			}
+		}
+	}
+	return o;
+}
+
+static void diag_ops(const char *what, const struct lru_ops *o)
+{
+	tap_diag("%s: list %lu, unlist %lu, park %lu, reuse %lu, drop %lu; memcg %lld",
+		 what, o->n[OP_LIST], o->n[OP_UNLIST], o->n[OP_PARK],
+		 o->n[OP_REUSE], o->n[OP_DROP], o->memcg);
+}
+
+/* The events of @ino since the last traced_start(). */
+static struct lru_ops traced_ops(unsigned long ino)
+{
+	struct lru_ops o = { .memcg = -1 };
+	char *buf;
+
+	trace_events(false);
+	buf = trace_read();
+	if (buf)
+		o = lru_ops(buf, ino);
+	free(buf);
+	return o;
+}
+
+static void traced_start(void)
+{
+	if (trace_events(true))
+		tap_diag("cannot switch the volatile_ranges events on: %s",
+			 strerror(errno));
+}
+
+/* A memfd of @pages pages filled with pattern @seed; its inode number. */
+static int filled_memfd(size_t pages, unsigned int seed, unsigned long *ino)
+{
+	int fd = memfd_create("volatile_trace_lru", MFD_CLOEXEC);
+	char *buf = malloc(pages * page_size);
+	struct stat st;
+
+	if (fd < 0 || !buf || ftruncate(fd, pages * page_size) ||
+	    fstat(fd, &st))
+		tap_bail("memfd of %zu pages: %s", pages, strerror(errno));
+	vr_fill(buf, pages, seed);
+	if (pwrite(fd, buf, pages * page_size, 0) !=
+	    (ssize_t)(pages * page_size))
+		tap_bail("pwrite: %s", strerror(errno));
+	free(buf);
+	*ino = st.st_ino;
+	return fd;
+}
+
+static int vfalloc(int fd, int mode, size_t first, size_t pages)
+{
+	return fallocate(fd, mode, first * page_size, pages * page_size) ?
+	       -errno : 0;
+}
+
+#define LRU_PAGES	(1 * MIB / page_size)
+#define LRU_CYCLES	100
+/* Enough pages that memory.stat's ratelimited flush sees them. */
+#define MOVED_PAGES	(4 * MIB / page_size)
+
+static void drop_slab(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, "2", 1) != 1)
+		tap_diag("drop_caches: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * Issue 26, target 5: pinning and unpinning the same region again and
+ * again takes no list lock after the first mark; the shrinker, or the
+ * file's eviction, drops a range left parked.
+ */
+static void test_parked_cycles(void)
+{
+	unsigned long ino;
+	int fd = filled_memfd(LRU_PAGES, 6, &ino), i, bad = 0;
+	struct lru_ops o;
+
+	traced_start();
+	bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, 0, LRU_PAGES);
+	for (i = 0; i < LRU_CYCLES; i++) {
+		bad |= vfalloc(fd, FALLOC_FL_UNMARK_VOLATILE, 0, LRU_PAGES);
+		bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, 0, LRU_PAGES);
+	}
+	bad |= vfalloc(fd, FALLOC_FL_UNMARK_VOLATILE, 0, LRU_PAGES);
+	o = traced_ops(ino);
+	diag_ops("mark, 100 x (unmark, mark), unmark", &o);
+	tap_result(!bad && o.n[OP_LIST] == 1 && o.n[OP_UNLIST] == 0 &&
+		   o.n[OP_PARK] == LRU_CYCLES + 1 &&
+		   o.n[OP_REUSE] == LRU_CYCLES && o.n[OP_DROP] == 0 &&
+		   vr_fd_check(fd, LRU_PAGES, 6).intact == LRU_PAGES,
+		   "100 unmark/mark pairs of one range: listed once, parked and reused, never unlisted");
+
+	/* Parked now: drop_caches' shrinker drops it; a mark lists anew. */
+	traced_start();
+	drop_slab();
+	bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, 0, LRU_PAGES);
+	bad |= vfalloc(fd, FALLOC_FL_UNMARK_VOLATILE, 0, LRU_PAGES);
+	o = traced_ops(ino);
+	diag_ops("parked, drop_caches, mark, unmark", &o);
+	tap_result(!bad && o.n[OP_DROP] == 1 && o.n[OP_LIST] == 1 &&
+		   o.n[OP_REUSE] == 0 && o.n[OP_PARK] == 1,
+		   "the shrinker drops a parked range; the next mark lists a new one");
+
+	/* Parked again: closing the file drops it. */
+	traced_start();
+	close(fd);
+	o = traced_ops(ino);
+	diag_ops("parked, close", &o);
+	tap_result(o.n[OP_DROP] == 1 && o.n[OP_UNLIST] == 0,
+		   "evicting a file drops its parked range");
+}
+
+/*
+ * Five regions of one file parked in turn: the fifth takes the slot of
+ * the first (dropped), and marking them all again reuses the other four.
+ */
+static void test_parked_slots(void)
+{
+	const size_t region = LRU_PAGES / 8;
+	unsigned long ino;
+	int fd = filled_memfd(LRU_PAGES, 7, &ino), bad = 0;
+	struct lru_ops o;
+	size_t r;
+
+	traced_start();
+	for (r = 0; r < 5; r++) {
+		bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, r * region, region);
+		bad |= vfalloc(fd, FALLOC_FL_UNMARK_VOLATILE, r * region,
+			       region);
+	}
+	for (r = 0; r < 5; r++)
+		bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, r * region, region);
+	o = traced_ops(ino);
+	diag_ops("5 regions marked and unmarked, then marked", &o);
+	tap_result(!bad && o.n[OP_PARK] == 5 && o.n[OP_DROP] == 1 &&
+		   o.n[OP_REUSE] == 4 && o.n[OP_LIST] == 6 &&
+		   o.n[OP_UNLIST] == 0,
+		   "a file parks 4 ranges: the fifth drops the oldest, the other four are reused");
+	close(fd);
+}
+
+/*
+ * The pages of a parked range went to another cgroup (freed, written
+ * again from there): marking them lists a new range on that cgroup's
+ * list, and the parked one is dropped.
+ */
+static void test_parked_memcg_moved(void)
+{
+	char other[CG_PATH_MAX], buf[64];
+	unsigned long ino;
+	int fd = filled_memfd(MOVED_PAGES, 8, &ino), bad = 0, status = -1;
+	uint64_t vol = 0;
+	struct lru_ops o;
+	struct stat st;
+	pid_t pid;
+
+	if (cg_create("lab-trace-other", other, sizeof(other)) ||
+	    stat(other, &st))
+		tap_bail("cgroup lab-trace-other: %s", strerror(errno));
+	bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, 0, MOVED_PAGES);
+	bad |= vfalloc(fd, FALLOC_FL_UNMARK_VOLATILE, 0, MOVED_PAGES);
+	bad |= vfalloc(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+		       MOVED_PAGES);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char *page = malloc(page_size);
+		size_t i;
+
+		if (!page || cg_enter(other))
+			_exit(1);
+		memset(page, 0x5a, page_size);
+		for (i = 0; i < MOVED_PAGES; i++)
+			if (pwrite(fd, page, page_size, i * page_size) !=
+			    (ssize_t)page_size)
+				_exit(2);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	traced_start();
+	bad |= vfalloc(fd, FALLOC_FL_MARK_VOLATILE, 0, MOVED_PAGES);
+	o = traced_ops(ino);
+	cg_read_key(other, "memory.stat", "volatile", &vol);
+	diag_ops("parked, pages written from another cgroup, marked", &o);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)st.st_ino);
+	tap_result(!bad && status == 0 && o.n[OP_DROP] == 1 &&
+		   o.n[OP_LIST] == 1 && o.n[OP_REUSE] == 0 &&
+		   o.memcg == (long long)st.st_ino &&
+		   vol == MOVED_PAGES * page_size,
+		   "pages moved to another cgroup: the parked range is dropped, a new one goes on memcg %s's list (memory.stat volatile %llu)",
+		   buf, (unsigned long long)vol);
+	close(fd);
+	cg_destroy(other);
+}
+
 int main(void)
 {
 	struct stat st;
 
 	vr_init();
-	tap_plan(9);
+	tap_plan(14);
 	tracefs = find_tracefs();
 	if (!tracefs)
 		tap_bail("no writable tracefs (CONFIG_EVENT_TRACING?)");
@@ -544,6 +781,9 @@ int main(void)
 	test_locked_skip();
 	test_drop_caches();
 	test_concurrent_file_purge();
+	test_parked_cycles();
+	test_parked_slots();
+	test_parked_memcg_moved();
 	cg_enter(CG_ROOT);
 	cg_destroy(cg);
 	return tap_finish();
