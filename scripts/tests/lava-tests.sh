@@ -9,7 +9,9 @@
 # rendered from lava-server's qemu-aarch64.jinja2; malformed jobs fail with
 # LAVA's own messages; the importer turns real lava-run results and a
 # server-format results file into the lab's TAP and CSV; the in-guest TAP
-# converter (lava/suite.sh) reports what it should; bad arguments exit 2.
+# converter (lava/suite.sh) reports what it should; the KCIDB exporter
+# writes documents of schema v4.3's structure with the TAP's results and
+# refuses bad input; bad arguments exit 2.
 # Boots nothing.  Exit status: 0 when every test passed.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -210,6 +212,260 @@ expect 1 'is neither meta' "lava-import.py: an undecodable benchmark case fails,
 	"$py" "$S/lava-import.py" --out "$tmp/bad" <(printf '%s\n' \
 	"- {suite: 0_bench-pin, name: 'not a row', result: pass, measurement: '1', unit: ns}")
 
+# --- the KCIDB exporter (scripts/kcidb-export.py) ----------------------------
+kx=$S/kcidb-export.py
+kd=$tmp/kcidb
+mkdir -p "$kd"
+# tap_counts TAP...: "PASS FAIL SKIP WAIVED" of the files' results, read as
+# tap-summary.sh reads them (awk here, not the exporter's parser).
+tap_counts()
+{
+	cat "$@" | awk '
+		/^ok / && / # [Ss][Kk][Ii][Pp]/ { s++; next }
+		/^ok / { p++; next }
+		/^not ok / { f++; if (/ # TODO/) w++ }
+		END { printf "%d %d %d %d\n", p, f, s, w }'
+}
+# kcidb_counts JSON: the same of a document's per-result tests.
+kcidb_counts()
+{
+	"$py" -c 'import json, sys
+t = [x for x in json.load(open(sys.argv[1]))["tests"] if x["path"].count(".") == 2]
+print(*[sum(x["status"] == s for x in t) for s in ("PASS", "FAIL", "SKIP")],
+      sum(x.get("waived", False) for x in t))' "$1"
+}
+# same_counts NAME JSON TAP...: the document has the TAP's results.
+same_counts()
+{
+	local name=$1 json=$2 want got
+	shift 2
+	want=$(tap_counts "$@")
+	got=$(kcidb_counts "$json" 2>&1) || true
+	[ "$want" = "$got" ] || echo "# PASS FAIL SKIP WAIVED: TAP $want, KCIDB $got"
+	ok "$([ "$want" = "$got" ]; echo $?)" "$name"
+}
+# facts NAME JSON PYTHON: PYTHON's asserts hold of the document d, whose
+# tests are also in t by path (the last one of a path) and in tests.
+facts()
+{
+	local name=$1 json=$2 code=$3
+	shift 3
+	expect 0 '' "$name" -- "$py" -c 'import json, sys
+d = json.load(open(sys.argv[1])); tests = d["tests"]
+t = {x["path"]: x for x in tests}
+'"$code" "$json" "$@"
+}
+# A patch series of two patches, and its id as the lab computes it.
+mkdir -p "$tmp/patches"
+printf 'From: a\nSubject: [PATCH 1/2] a\n' > "$tmp/patches/0001-a.patch"
+printf 'From: b\nSubject: [PATCH 2/2] b\n' > "$tmp/patches/0002-b.patch"
+printf '0001-a.patch\n0002-b.patch\n' > "$tmp/patches/series"
+sid=$(LAB_PATCHES=$tmp/patches series_id)
+phash=$(cd "$tmp/patches" && sha256sum 0001-a.patch 0002-b.patch |
+	cut -c-64 | sha256sum | cut -c-64)
+
+# A boot.sh run of the debug kernel (make check's): its job.sh, 5 of its
+# TAP files and the first 67 lines of its console.log.
+run=$tmp/kcidb-run
+cp -r "$F/kcidb-run" "$run"
+touch -d 2026-12-06T06:49:34Z "$run/share/job.sh"
+expect 0 '1 build\(s\), 140 tests \(133 pass, 0 fail, 2 skip; 0 suite' \
+	"kcidb-export.py: exports a boot.sh run (scripts/tests/lava/kcidb-run)" -- \
+	"$py" "$kx" --origin volatile_lab --patches "$tmp/patches" \
+	--out "$kd/run.json" "$run"
+expect 0 'a valid KCIDB v4.3 document' \
+	"kcidb-export.py --validate: the boot.sh run's document has schema v4.3's structure" -- \
+	"$py" "$kx" --validate "$kd/run.json"
+same_counts "KCIDB of the boot.sh run: as many PASS, FAIL, SKIP and waived as its TAP" \
+	"$kd/run.json" "$run"/share/out/*.tap
+facts "KCIDB of the boot.sh run: checkout, debug build, TCG environment, a SKIP with its reason" \
+	"$kd/run.json" '
+assert d["version"] == {"major": 4, "minor": 3}, d["version"]
+[c] = d["checkouts"]
+assert c["id"] == "volatile_lab:6.1.192-vla74398c8bd", c["id"]
+assert c["tree_name"] == "debian-linux-source-6.1" and c["misc"]["series_id"] == "a74398c8bd", c
+assert "patchset_hash" not in c, "a patchset hash of patches that are not the run'"'"'s"
+[b] = d["builds"]
+assert (b["architecture"], b["config_name"]) == ("arm64", "debug"), b
+assert b["compiler"].startswith("aarch64-linux-gnu-gcc (Debian 12.2.0-14)"), b
+e = t["volatile_lab.volatile_test.1"]["environment"]
+assert "TCG" in e["comment"] and e["misc"]["accel"] == "tcg", e
+assert e["misc"]["machine"] == "virt, cortex-a72" and "panic_on_warn=1" in e["misc"]["kernel_cmdline"], e
+assert {x["start_time"] for x in tests} == {"2026-12-06T06:49:34+00:00"}
+x = t["volatile_lab.volatile_test.95"]
+assert (x["status"], x["comment"]) == ("SKIP", "OOM ordering, anonymous, 64 MiB volatile"), x
+assert x["misc"]["tap_directive"].startswith("SKIP debug kernel under TCG"), x
+suites = {p: x["status"] for p, x in t.items() if p.count(".") == 1}
+assert suites == {f"volatile_lab.{s}": "PASS" for s in ("volatile_test", "pipeline_test", "psi_test", "fuzz", "stress")}, suites
+assert len({x["id"] for x in tests}) == len(tests) == 140, len(tests)'
+
+# The same run with the series id of $tmp/patches: KCIDB's patchset hash.
+ser=$tmp/kcidb-series
+cp -r "$run" "$ser"
+sed -i "s/-vla74398c8bd/-vl$sid/g" "$ser/share/job.sh" "$ser/console.log"
+expect 0 '' "kcidb-export.py: a run of the patches in --patches" -- \
+	"$py" "$kx" --origin volatile_lab --patches "$tmp/patches" \
+	--out "$kd/series.json" "$ser"
+facts "KCIDB: the patchset hash is sha256sum *.patch | cut -c-64 | sha256sum of the run's patches" \
+	"$kd/series.json" '
+[c] = d["checkouts"]
+assert c.get("patchset_hash") == sys.argv[2], (c.get("patchset_hash"), sys.argv[2])
+assert c["misc"]["series_id"] == sys.argv[3], c' "$phash" "$sid"
+
+# LAVA imports: a qemu job and a board job of one kernel, one document.
+expect 0 '' "kcidb-export.py: exports LAVA imports of a qemu and a board run together" -- \
+	"$py" "$kx" --origin volatile_lab --out "$kd/lava.json" "$imp" "$rest"
+expect 0 'a valid KCIDB v4.3 document' \
+	"kcidb-export.py --validate: the LAVA imports' document has schema v4.3's structure" -- \
+	"$py" "$kx" --validate "$kd/lava.json"
+same_counts "KCIDB of the LAVA imports: as many PASS, FAIL, SKIP and waived as their TAP" \
+	"$kd/lava.json" "$imp"/*.tap "$rest"/*.tap
+facts "KCIDB of the LAVA imports: QEMU under TCG and a bare-metal board, a known failure waived" \
+	"$kd/lava.json" '
+[b] = d["builds"]
+assert (b["architecture"], b["config_name"]) == ("arm64", "normal"), b
+env = {x["environment"]["comment"]: x.get("start_time") for x in tests}
+assert env == {"QEMU virt, cortex-a72, emulated by TCG (not KVM), run by LAVA": "2026-12-06T00:37:13+00:00",
+               "Khadas VIM3, bare metal, run by LAVA": "2026-12-06T11:00:03+00:00"}, env
+board = {x["path"]: x for x in tests if "bare metal" in x["environment"]["comment"]}
+x = board["volatile_lab.volatile_test.3"]
+assert (x["status"], x.get("waived"), x["comment"]) == ("FAIL", True, "OOM ordering"), x
+assert board["volatile_lab.volatile_test.4"].get("waived") is None
+assert board["volatile_lab.volatile_test"]["status"] == "FAIL"
+assert board["volatile_lab.lava.1"]["status"] == "FAIL"'
+
+# Truncated, bailed out, crashed and failing suites.
+err=$tmp/kcidb-err
+cp -r "$run" "$err"
+o=$err/share/out
+head -n 40 "$run/share/out/volatile_test.tap" > "$o/volatile_test.tap"
+printf 'TAP version 13\n1..3\nok 1 a\nBail out! out of memory\n' > "$o/bail_test.tap"
+sed -i 's/^# exit status: 0$/# exit status: 139/' "$o/psi_test.tap"
+sed -i -e 's/^ok 5 /not ok 5 /' -e 's/^ok 6 \(.*\)$/not ok 6 \1 # TODO known/' \
+	"$o/pipeline_test.tap"
+expect 0 '3 suite\(s\) in error' \
+	"kcidb-export.py: exports truncated, bailed-out and failing suites" -- \
+	"$py" "$kx" --origin volatile_lab --out "$kd/err.json" "$err"
+same_counts "KCIDB of failing suites: as many PASS, FAIL, SKIP and waived as their TAP" \
+	"$kd/err.json" "$o"/*.tap
+facts "KCIDB: a truncated, a bailed-out and a crashed suite are ERROR, a failing one FAIL" \
+	"$kd/err.json" '
+suites = {p: x["status"] for p, x in t.items() if p.count(".") == 1}
+want = {"volatile_test": "ERROR", "bail_test": "ERROR", "psi_test": "ERROR",
+        "pipeline_test": "FAIL", "fuzz": "PASS", "stress": "PASS"}
+assert suites == {f"volatile_lab.{k}": v for k, v in want.items()}, suites
+assert "planned 99, ran " in t["volatile_lab.volatile_test"]["comment"]
+assert t["volatile_lab.volatile_test"]["log_excerpt"].endswith("\n" + sys.argv[2]), sys.argv[2]
+assert "exited with status 139" in t["volatile_lab.psi_test"]["comment"]
+assert (t["volatile_lab.pipeline_test.5"]["status"], t["volatile_lab.pipeline_test.5"].get("waived")) == ("FAIL", None)
+assert (t["volatile_lab.pipeline_test.6"]["status"], t["volatile_lab.pipeline_test.6"].get("waived")) == ("FAIL", True)' \
+	"$(tail -n 1 "$o/volatile_test.tap")"
+
+# Bad input: exit 2, one line naming the problem, no output file.
+kbad=$tmp/kcidb-bad
+mkdir -p "$kbad"
+# refused PATTERN NAME ARGS...: the export exits 2 saying PATTERN and
+# leaves nothing in $kbad (neither the output nor a temporary file).
+refused()
+{
+	local pattern=$1 name=$2
+	shift 2
+	expect 2 "$pattern" "kcidb-export.py: $name" -- \
+		"$py" "$kx" --out "$kbad/out.json" "$@"
+	ok "$([ -z "$(ls -A "$kbad")" ] && [ "$(wc -l < "$tmp/out")" = 1 ]; echo $?)" \
+		"kcidb-export.py: $name: one line said, no output file written"
+	rm -rf "${kbad:?}"/* "$kbad"/.[!.]*
+}
+mk()
+{
+	rm -rf "$tmp/k-$1"
+	cp -r "$2" "$tmp/k-$1"
+	printf '%s\n' "$tmp/k-$1"
+}
+d=$(mk garbage "$run")
+sed -i '5i Segmentation fault' "$d/share/out/psi_test.tap"
+refused 'psi_test.tap:5: not a TAP line' "a TAP file with a stray line is refused, named" \
+	--origin volatile_lab "$d"
+d=$(mk nonumber "$run")
+sed -i 's/^ok 3 /ok three /' "$d/share/out/pipeline_test.tap"
+refused 'pipeline_test.tap:[0-9]+: a result without its test number' \
+	"a result without a number is refused" --origin volatile_lab "$d"
+d=$(mk twice "$run")
+echo 'ok 2 again' >> "$d/share/out/fuzz.tap"
+refused 'fuzz.tap:[0-9]+: test 2 reported twice' "a test reported twice is refused" \
+	--origin volatile_lab "$d"
+mkdir -p "$tmp/k-empty"
+refused "k-empty: no TAP files" "an empty directory is refused" \
+	--origin volatile_lab "$tmp/k-empty"
+refused "k-none: no such directory" "a missing directory is refused" \
+	--origin volatile_lab "$tmp/k-none"
+d=$(mk nokernel "$rest")
+sed -i '/^# kernel:/d' "$d/pin.csv"
+refused "pin.csv: no '# kernel:' header line" "a CSV header without the kernel is refused" \
+	--origin volatile_lab "$d"
+d=$(mk norelease "$run")
+sed -i '/LAB_EXPECT_RELEASE/d' "$d/share/job.sh"
+refused 'job.sh: no LAB_EXPECT_RELEASE' "a boot.sh job without its release is refused" \
+	--origin volatile_lab "$d"
+d=$(mk suites "$rest")
+rm "$d/pin.csv"
+refused 'no metadata for kernel, machine, accel .*--meta' \
+	"a LAVA import of suites only needs --meta" --origin volatile_lab "$d"
+expect 0 '' "kcidb-export.py: --meta gives a LAVA import of suites its kernel, machine and accel" -- \
+	"$py" "$kx" --origin volatile_lab --out "$kd/meta.json" \
+	--meta kernel=6.1.192-vl37fa9bae81 --meta machine='Khadas VIM3' \
+	--meta accel=none "$d"
+refused 'runs of different kernels' "runs of two kernels are refused" \
+	--origin volatile_lab "$run" "$imp"
+refused "origin 'Volatile-Lab' is not" "an origin outside KCIDB's pattern is refused" \
+	--origin Volatile-Lab "$run"
+cp "$kd/run.json" "$tmp/keep.json"
+expect 2 'not a TAP line' "kcidb-export.py: a failed export over an existing file" -- \
+	"$py" "$kx" --origin volatile_lab --out "$tmp/keep.json" "$tmp/k-garbage"
+ok "$(cmp -s "$kd/run.json" "$tmp/keep.json"; echo $?)" \
+	"kcidb-export.py: a failed export leaves the existing output file as it was"
+mkdir -p "$tmp/k-outdir/out.json"
+expect 2 'out.json: cannot write it: Is a directory' "kcidb-export.py: an output path it cannot replace is refused" -- \
+	"$py" "$kx" --origin volatile_lab --out "$tmp/k-outdir/out.json" "$run"
+ok "$([ "$(ls -A "$tmp/k-outdir")" = out.json ]; echo $?)" \
+	"kcidb-export.py: a failed rename leaves no temporary file"
+
+# The structural check is no rubber stamp: each document below breaks
+# one rule of schema v4.3 and must be refused, saying which.
+"$py" - "$kd/run.json" "$kd" <<'PY'
+import copy, json, sys
+good = json.load(open(sys.argv[1]))
+def variant(name, change):
+    d = copy.deepcopy(good)
+    change(d)
+    json.dump(d, open(f"{sys.argv[2]}/v-{name}.json", "w"))
+variant("status", lambda d: d["tests"][0].update(status="OK"))
+variant("id", lambda d: d["tests"][0].update(id="no_origin_prefix"))
+variant("required", lambda d: d["builds"][0].pop("checkout_id"))
+variant("unknown", lambda d: d["tests"][0].update(flaky=True))
+variant("minor", lambda d: d["version"].update(minor=4))
+variant("hash", lambda d: d["checkouts"][0].update(patchset_hash="a74398c8bd"))
+variant("env", lambda d: d["tests"][0]["environment"].update(machine="virt"))
+variant("null", lambda d: d["tests"][1].update(comment=None))
+variant("path", lambda d: d["tests"][1].update(path="volatile lab.x"))
+variant("parent", lambda d: d["tests"][1].update(build_id="volatile_lab:other"))
+PY
+while IFS='|' read -r v pattern; do
+	expect 1 "$pattern" "kcidb-export.py --validate refuses a document: $v" -- \
+		"$py" "$kx" --validate "$kd/v-$v.json"
+done <<'EOF'
+status|tests\[0\]\.status: 'OK' is not one of FAIL, ERROR, MISS, PASS, DONE, SKIP
+id|tests\[0\]\.id: 'no_origin_prefix' does not match
+required|builds\[0\]: no 'checkout_id'
+unknown|tests\[0\]: unknown property 'flaky'
+minor|version: not \{major: 4, minor: 0\.\.3\}
+hash|checkouts\[0\]\.patchset_hash: 'a74398c8bd' does not match
+env|tests\[0\]\.environment: unknown property 'machine'
+null|tests\[1\]\.comment: null
+path|tests\[1\]\.path: 'volatile lab\.x' does not match
+parent|tests\[1\]\.build_id: no such build
+EOF
+
 # --- arguments ------------------------------------------------------------
 expect 2 '--out is required' "lava-jobs.py: missing arguments are a usage error" -- \
 	"$py" "$S/lava-jobs.py"
@@ -220,6 +476,8 @@ expect 2 '--dtb-url is required' "lava-jobs.py: a board job needs a DTB URL" -- 
 	"$py" "$S/lava-jobs.py" --out "$tmp/x" --kernel-url u --ramdisk-url u
 expect 2 'required' "lava-import.py: missing arguments are a usage error" -- \
 	"$py" "$S/lava-import.py"
+expect 2 '--origin, --out and at least one RUN_DIR are required' \
+	"kcidb-export.py: missing arguments are a usage error" -- "$py" "$S/kcidb-export.py"
 expect 1 "cannot read $tmp/none" "lava-import.py: a missing results file is named" -- \
 	"$py" "$S/lava-import.py" --out "$tmp/x" "$tmp/none"
 expect 2 'usage' "lava-device.py: missing arguments are a usage error" -- \
