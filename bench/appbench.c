@@ -491,10 +491,34 @@ static bool app_gone(struct app *a, bool wait, bool *killed)
 	return true;
 }
 
-/* The ballast: @mib MiB locked in memory, in a process nobody may kill. */
+/*
+ * The oom_score_adj that makes the OOM killer take a process of @pages
+ * resident pages after every app (the foreground's adj is 0 and its
+ * cache alone is larger than 2 MiB) but before the guest's shell and
+ * bench-matrix (adj 0, a few hundred KiB): its badness, @pages plus adj
+ * thousandths of RAM and swap, comes out between 1 and 2 thousandths of
+ * them (1-2 MiB in a 1 GiB guest).
+ */
+static int ballast_adj(long pages)
+{
+	long total = (meminfo_kb("MemTotal") + meminfo_kb("SwapTotal")) /
+		     (long)(page_size / 1024);
+	long adj = total > 0 ? 1 - pages * 1000 / total : 0;
+
+	return adj < -999 ? -999 : adj > 0 ? 0 : (int)adj;
+}
+
+/*
+ * The ballast: @mib MiB locked in memory.  Not unkillable: with every app
+ * killed and the ballast protected, the next allocation of the driver (a
+ * fork) found nothing to kill and the guest panicked ("System is
+ * deadlocked on memory", a full make bench on 2026-12-06).  The OOM
+ * killer takes it last (ballast_adj()), and the run is discarded then
+ * (ballast_lost()).
+ */
 static pid_t ballast_start(long mib)
 {
-	int ready[2];
+	int ready[2], adj = ballast_adj(mib * (long)(MIB / page_size));
 	char c;
 	pid_t pid;
 
@@ -506,13 +530,16 @@ static pid_t ballast_start(long mib)
 	if (pid == 0) {
 		close(ready[0]);
 		/*
-		 * Locked first, protected after: if the ballast itself does
-		 * not fit, the OOM killer takes it, not the benchmark driver.
+		 * Killable as any process while it is locked (not the
+		 * driver's -1000): if the ballast itself does not fit, the
+		 * OOM killer takes it first.  Its adj as ballast after: the
+		 * adj is relative to its size.
 		 */
-		if ((mib && mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,
+		if (set_oom_score_adj(0) ||
+		    (mib && mmap(NULL, mib * MIB, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED |
 				 MAP_POPULATE, -1, 0) == MAP_FAILED) ||
-		    set_oom_score_adj(-1000))
+		    set_oom_score_adj(adj))
 			_exit(2);
 		if (write(ready[1], "R", 1) != 1)
 			_exit(3);
@@ -524,6 +551,17 @@ static pid_t ballast_start(long mib)
 		die("%s: cannot lock a %ld MiB ballast", prog, mib);
 	close(ready[0]);
 	return pid;
+}
+
+/*
+ * Whether the ballast died (the OOM killer took it): the memory the apps
+ * were given was not what the run says, so the run cannot count.
+ */
+static bool ballast_lost(pid_t ballast)
+{
+	int status;
+
+	return waitpid(ballast, &status, WNOHANG) == ballast;
 }
 
 /* The some and full totals of /proc/pressure/memory, in microseconds. */
@@ -649,7 +687,7 @@ static void run(const struct params *p, struct app_stats *stats,
 	uint64_t rng = p->seed * 2 + 1;
 	long free_mib, ballast_mib, s, fg = -1, i, decodes;
 	double room, demand;
-	bool killed;
+	bool killed, lost = false;
 	pid_t ballast;
 
 	images_make(&im, p->object_size);
@@ -682,6 +720,10 @@ static void run(const struct params *p, struct app_stats *stats,
 		uint64_t t0;
 		char done;
 
+		if (ballast_lost(ballast)) {
+			lost = true;
+			break;
+		}
 		if (fg >= 0 && next >= fg)
 			next++;		/* never the app already in front */
 		for (i = 0; i < p->apps; i++)
@@ -727,12 +769,18 @@ static void run(const struct params *p, struct app_stats *stats,
 		kill(apps[i].pid, SIGKILL);
 		app_gone(&apps[i], true, &killed);
 	}
-	kill(ballast, SIGKILL);
-	waitpid(ballast, NULL, 0);
+	lost = lost || ballast_lost(ballast);
+	if (!lost) {
+		kill(ballast, SIGKILL);
+		waitpid(ballast, NULL, 0);
+	}
 	if (p->model != MODEL_KERNEL)
 		mgr_stop(mgr);
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
+	if (lost)
+		die("%s: the OOM killer took the %ld MiB ballast: the apps had less than --free-mib %ld; run discarded",
+		    prog, ballast_mib, p->free_mib);
 }
 
 /* Rows @name_p50, _p99 and _max of @s, if it has samples. */

@@ -169,6 +169,17 @@ static void diag_sum(const char *what, const struct trace_sum *s,
 		 (unsigned long long)counted, s->locked);
 }
 
+/* Run the shrinkers at priority 0: drop_caches' "2", slab only. */
+static void drop_slab(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	if (fd < 0 || write(fd, "2", 1) != 1)
+		tap_diag("drop_caches: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /*
  * Purge @p's volatile pages with memory.reclaim of the test's cgroup
  * (@drop: with drop_caches instead) while the events are on.
@@ -186,16 +197,10 @@ static struct trace_sum traced_purge(bool drop, uint64_t *counted)
 		return s;
 	}
 	before = vr_purged_counter();
-	if (drop) {
-		int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-		if (fd < 0 || write(fd, "2", 1) != 1)
-			tap_diag("drop_caches: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	} else {
+	if (drop)
+		drop_slab();
+	else
 		vr_reclaim(cg, 1024 * MIB);
-	}
 	*counted = vr_purged_counter() - before;
 	trace_events(false);
 	buf = trace_read();
@@ -620,16 +625,6 @@ static int vfalloc(int fd, int mode, size_t first, size_t pages)
 #define LRU_CYCLES	100
 /* Enough pages that memory.stat's ratelimited flush sees them. */
 #define MOVED_PAGES	(4 * MIB / page_size)
-
-static void drop_slab(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-	if (fd < 0 || write(fd, "2", 1) != 1)
-		tap_diag("drop_caches: %s", strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
 
 /*
  * Issue 26, target 5: pinning and unpinning the same region again and
