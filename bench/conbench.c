@@ -7,11 +7,14 @@
  * KiB, I pairs, round robin.  Nothing is shared between workers but what
  * the backend shares: ashmem's one global mutex, the mmap_lock of the
  * process (anon, madvfree, and the compat library's mappings for threads),
- * the library's own state.  The workers start together (a spin barrier)
- * and the throughput is every pair done over the time from the first
- * start to the last end.
+ * the library's own state.  --kind shared: threads that share one region
+ * (one memfd or ashmem fd) of N * R * S KiB, each worker unpinning and
+ * pinning R disjoint slices of its own: what one file's locks and tree
+ * cost when its users do not touch each other's pages.  The workers start
+ * together (a spin barrier) and the throughput is every pair done over
+ * the time from the first start to the last end.
  *
- *   conbench_<lib> --backend B --workers N --kind threads|procs
+ *   conbench_<lib> --backend B --workers N --kind threads|procs|shared
  *        [--regions R] [--region-kib S] [--iters I] [--rep R] [--csv FILE]
  *
  * Rows (param "workers=N"): pairs_per_s, and pair_ns p50/p99/max over
@@ -52,28 +55,44 @@ struct board {
 
 static const struct params *params;
 static struct board *board;
+/* --kind shared: the one region every worker has slices of. */
+static struct region shared_region;
+static bool shared;
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --workers N --kind threads|procs [--regions R] [--region-kib S] [--iters I] [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B --workers N --kind threads|procs|shared [--regions R] [--region-kib S] [--iters I] [--rep R] [--csv FILE]\n  backends: %s",
 		    prog, BACKEND_NAMES);
 }
 
-/* Worker @w: its regions, the barrier, then its pairs; 0 or -1. */
+/*
+ * Worker @w: its regions (or its slices of the shared one: @off[k] is
+ * where region k starts in @r[k]), the barrier, then its pairs; 0 or -1.
+ */
 static int work(long w)
 {
 	const struct params *p = params;
 	struct region *r = calloc(p->regions, sizeof(*r));
+	size_t *off = calloc(p->regions, sizeof(*off));
 	double *out = board->pair_ns + w * p->iters;
 	long i, made = 0;
 	int ret = -1;
 
-	if (!r)
+	if (!r || !off)
 		goto arrive;
-	for (made = 0; made < p->regions; made++) {
-		if (region_create(&r[made], p->backend, p->region_size))
-			goto arrive;
-		content_fill(r[made].map, p->region_size, w);
+	if (shared) {
+		for (i = 0; i < p->regions; i++) {
+			r[i] = shared_region;
+			off[i] = (w * p->regions + i) * p->region_size;
+			content_fill(r[i].map + off[i], p->region_size, w);
+		}
+	} else {
+		for (made = 0; made < p->regions; made++) {
+			if (region_create(&r[made], p->backend,
+					  p->region_size))
+				goto arrive;
+			content_fill(r[made].map, p->region_size, w);
+		}
 	}
 	ret = 0;
 arrive:
@@ -89,24 +108,26 @@ arrive:
 	board->start[w] = now_ns();
 	for (i = 0; i < p->iters && !ret; i++) {
 		struct region *x = &r[i % p->regions];
+		size_t at = off[i % p->regions];
 		uint64_t t0 = now_ns();
 		int purged;
 
-		if (region_unpin(x, 0, p->region_size)) {
+		if (region_unpin(x, at, p->region_size)) {
 			ret = -1;
 			break;
 		}
-		purged = region_pin(x, 0, p->region_size);
+		purged = region_pin(x, at, p->region_size);
 		out[i] = now_ns() - t0;
 		if (purged < 0)
 			ret = -1;
 		else if (purged)
-			content_fill(x->map, p->region_size, w);
+			content_fill(x->map + at, p->region_size, w);
 	}
 	board->end[w] = now_ns();
 out:
 	while (made > 0)
 		region_destroy(&r[--made]);
+	free(off);
 	free(r);
 	if (ret)
 		__atomic_store_n(&board->failed, 1, __ATOMIC_SEQ_CST);
@@ -209,8 +230,9 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc || !backend || !kind || !p.workers)
 		usage();
-	if (strcmp(kind, "threads") && strcmp(kind, "procs"))
-		usage_error(prog, "--kind must be threads or procs, not '%s'",
+	if (strcmp(kind, "threads") && strcmp(kind, "procs") &&
+	    strcmp(kind, "shared"))
+		usage_error(prog, "--kind must be threads, procs or shared, not '%s'",
 			    kind);
 	p.region_size = kib * 1024;
 	if (p.region_size % page_size)
@@ -223,10 +245,17 @@ int main(int argc, char **argv)
 	if (board == MAP_FAILED)
 		die("%s: mmap: %m", prog);
 	params = &p;
-	if (!strcmp(kind, "threads"))
+	shared = !strcmp(kind, "shared");
+	if (shared && region_create(&shared_region, p.backend,
+				    p.workers * p.regions * p.region_size))
+		die("%s: cannot create the shared region of %ld x %ld x %zu bytes: %m",
+		    prog, p.workers, p.regions, p.region_size);
+	if (strcmp(kind, "procs"))
 		run_threads(p.workers);
 	else
 		run_procs(p.workers);
+	if (shared)
+		region_destroy(&shared_region);
 	if (board->failed)
 		die("%s: a worker failed (%s, %ld workers)", prog, backend,
 		    p.workers);

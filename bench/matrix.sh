@@ -225,7 +225,7 @@ while [ $rep -le $reps ]; do
 			echo "share sharebench $b --regions ${share%%:*} --region-kib ${share#*:} --rep $rep" >> "$plan"
 		done
 	done
-	for kind in threads procs; do
+	for kind in threads procs shared; do
 		for n in $workers; do
 			seq=$((seq + 1))
 			for b in $(ordered $seq "$con_backends"); do

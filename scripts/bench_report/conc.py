@@ -13,6 +13,10 @@ GRAPHS = (
     Graph("concurrency_procs", CONC, "concurrency_procs", ("pairs_per_s",),
           "processes, each with its own regions", "unpin + pin pairs/s (log)", "xy",
           "Concurrency, processes: throughput", optional=True),
+    Graph("concurrency_shared", CONC, "concurrency_shared", ("pairs_per_s",),
+          "threads, each with its own slices of one shared region",
+          "unpin + pin pairs/s (log)", "xy",
+          "Concurrency, one shared region: throughput", optional=True),
 )
 
 
@@ -28,6 +32,8 @@ def report_conc(arch, rows, w):
     w("### 6. Concurrency\n")
     w(f"![concurrency_threads]({arch}/concurrency_threads.svg)\n")
     w(f"![concurrency_procs]({arch}/concurrency_procs.svg)\n")
+    if t.params("concurrency_shared"):
+        w(f"![concurrency_shared]({arch}/concurrency_shared.svg)\n")
     w("N workers, threads of one process or processes, each unpinning and "
       "pinning 64 KiB regions of its own, started together: unpin + pin "
       "pairs per second over all workers (median over repetitions), and "
@@ -37,9 +43,13 @@ def report_conc(arch, rows, w):
       "together. What workers share: ashmem one global mutex; anon and "
       "madvfree the mmap_lock of the process (threads only); volatile "
       "(memfd) each region's inode lock, and for threads the mmap_lock "
-      "of its mapping; memfd does no system call (the floor).\n")
+      "of its mapping; memfd does no system call (the floor). One "
+      "shared region: threads that unpin and pin disjoint 64 KiB "
+      "slices of one region (one memfd, one ashmem fd, one mapping), "
+      "where a file's own locks are shared by design.\n")
     for bench, kind in (("concurrency_threads", "threads"),
-                        ("concurrency_procs", "processes")):
+                        ("concurrency_procs", "processes"),
+                        ("concurrency_shared", "one shared region")):
         xs = t.params(bench)
         if not xs:
             continue

@@ -230,6 +230,14 @@ def shared_engine_targets(run, w):
                 True, 1.0, False)
             row(f"5. {x:g} thread(s) pinning distinct regions, pairs/s, "
                 "volatile / ashmem", text, "(reported)", "n/a")
+        for x in conc.params("concurrency_shared"):
+            text, _ = _ratio_row(
+                conc.all("concurrency_shared", "volatile", x,
+                         "pairs_per_s"),
+                conc.all("concurrency_shared", "ashmem", x, "pairs_per_s"),
+                True, 1.0, False)
+            row(f"5. {x:g} thread(s) pinning slices of one shared region, "
+                "pairs/s, volatile / ashmem", text, "(reported)", "n/a")
     if not rows:
         return
     w("### The shared engine's targets (issue 26)\n")
