@@ -12,7 +12,9 @@
  * decoded reference.
  *
  * The run is W app switches.  The app switched to becomes the foreground
- * (oom_score_adj 0; the others 900, as Android's cached apps): it
+ * (oom_score_adj 0; the others are cached apps, 900 for the one in front
+ * last, then 10 more per place in the recency order, at most 999, as
+ * Android ranks its cached apps by recency): it
  * "launches" by using its L most popular objects (the launch latency),
  * then does O Zipf-distributed accesses while its heap grows to G MiB;
  * the heap is freed when it goes back to the background.  Memory pressure
@@ -32,16 +34,41 @@
  *               (T = 50 ms): critical when "full" avg10 >= 10 %, else
  *               moderate; the app drops the least recently used half of
  *               its unlocked objects (moderate) or all of them (critical)
- *               by punching their holes itself.
+ *               by punching their holes itself;
+ *   uchrome     Chromium's DiscardableSharedMemoryManager
+ *               (guest-rootfs/lib/discard_chrome.c): a budget enforced
+ *               least recently unlocked first on every allocation (and
+ *               again after a delay while over), MemAvailable polled for
+ *               moderate (purge to half the budget) and critical (purge
+ *               all unlocked) pressure, an age sweep; a purged object is
+ *               allocated again by its app, as Chromium's clients do.
+ *               Scaled to the guest: the device's RAM is what the apps
+ *               can have, MemTotal less the locked ballast (D MiB); the
+ *               budget follows Chromium's rule for Android on D (128 MiB,
+ *               / 8 on a low-end device, which D is, at most 25% of D),
+ *               the pressure levels are 25% and 15% of D, and every
+ *               period is Chromium's divided by CHROME_TIME_DIV (200:
+ *               a run of a few seconds stands for a session of minutes):
+ *               MemAvailable every 25 ms (5 s), moderate again every
+ *               50 ms (10 s), a retry after 5 ms (1 s), the sweep every
+ *               300 ms (1 min) of what was unlocked 1.5 s (5 min).
+ *
+ * --lmkd runs a low memory killer beside the apps for any backend
+ * (bench/lib/lmkd.c: lmkd's PSI triggers, some 70 ms and full 700 ms in
+ * 1 s, and the kernel's reclaim, wake it; its watermark and swap checks
+ * decide; the highest oom_score_adj first);
+ * its runs are bench "app_lmkd" instead of "app", and an app it kills
+ * starts again cold like one the OOM killer took.
  *
  *   appbench_<lib> --backend B --apps N --cache-mib C --object-kib S
  *        --fg-mib G --free-mib F --switches W --ops O [--launch L]
- *        [--seed X] [--rep R] [--csv FILE]
+ *        [--lmkd] [--seed X] [--rep R] [--csv FILE]
  *
  * Rows (param "swap_mib=N": the swap there was, 0 or a zram device's
  * size): hit_rate, launch_ms p50/p99/max (W
  * samples: p99 is the max below 100), cold_launches, oom_kills_bg and
- * oom_kills_fg (who the OOM killer took), psi_some_pct and psi_full_pct
+ * oom_kills_fg (who the kernel's OOM killer took: every SIGKILL that
+ * lmkd did not send), psi_some_pct and psi_full_pct
  * (share of the run some/all tasks stalled on memory, from
  * /proc/pressure/memory), decode_ms_mean (the cost of one miss),
  * session_s (the foreground's total time), purges, verify_failures;
@@ -72,7 +99,19 @@
  *     their ratio (refills purged again count in purged, not in needed);
  * for the userspace backends also mgr_cpu_ms (the manager's own CPU time),
  * mgr_events, mgr_purged_mib, mgr_purge_ms_mean and _max (trigger to
- * the end of its purge), trims.
+ * the end of its purge), trims, mgr_malformed; for uchrome also its
+ * scaling, mgr_device_mib, mgr_budget_mib, mgr_moderate_mib and
+ * mgr_critical_mib (MemAvailable thresholds), mgr_poll_s,
+ * mgr_moderate_repeat_s, mgr_retry_s, mgr_sweep_s, mgr_age_s (settings,
+ * in s), mgr_time_div, and what it did: mgr_budget_runs (allocations over
+ * budget), mgr_retries, mgr_moderate, mgr_critical, mgr_age_runs (each
+ * also one of mgr_events), mgr_polls, mgr_purged_budget_mib,
+ * mgr_purged_pressure_mib, mgr_purged_age_mib, mgr_live_peak_mib;
+ * with --lmkd: lmkd_kills_bg, lmkd_kills_fg, lmkd_psi_medium,
+ * lmkd_psi_critical (trigger events), lmkd_reclaim_wakes (polling begun
+ * by the kernel's reclaim), lmkd_checks, lmkd_skipped_pending,
+ * lmkd_kills_not_responding, lmkd_kills_low_mem, lmkd_kills_after_kill
+ * (kills by lmkd's reason), lmkd_no_victim, lmkd_cpu_s.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -95,6 +134,7 @@
 #include "cgroup.h"
 #include "discard.h"
 #include "fdpass.h"
+#include "lmkd.h"
 #include "pressure.h"
 #include "proc.h"
 #include "psi.h"
@@ -104,13 +144,17 @@
 #define BLOBS 4
 #define ZIPF_S 0.9
 #define ADJ_FOREGROUND 0
-#define ADJ_CACHED 900
+#define ADJ_CACHED 900		/* CACHED_APP_MIN_ADJ */
+#define ADJ_CACHED_MAX 999	/* CACHED_APP_MAX_ADJ */
+#define ADJ_CACHED_STEP 10
 #define MGR_SOCK "/tmp/lab-appbench.sock"
 #define MGR_BUDGET_MIB 8
 #define TRIM_TRIGGER_MS 50
 #define TRIM_CRITICAL_FULL 10.0
 #define ASHMEM_PURGED "/sys/kernel/debug/ashmem/purged_ranges"
 #define PRESSURE_PERIOD_US 2000
+/* uchrome: Chromium's periods divided by this (see the top). */
+#define CHROME_TIME_DIV 200
 
 static const char *prog = "appbench";
 
@@ -118,6 +162,7 @@ enum model {
 	MODEL_KERNEL,		/* a backend of backend.h */
 	MODEL_UPSI,		/* userspace manager purges on PSI */
 	MODEL_UTRIM,		/* userspace manager sends trim levels */
+	MODEL_UCHROME,		/* Chromium's budget and pressure levels */
 };
 
 struct params {
@@ -127,6 +172,7 @@ struct params {
 	long apps, objects, fg_mib, free_mib, switches, ops, launch;
 	size_t object_size;
 	uint64_t seed;
+	bool lmkd;		/* run the low memory killer */
 };
 
 /* One app's counters, in memory shared with the parent (survives kills). */
@@ -151,11 +197,12 @@ struct app {
 	int cmd, reply;		/* the parent's ends of the app's pipes */
 	char cg[CG_PATH_MAX];
 	bool started, ever_started;
+	long fg_at;		/* the switch it was last in front at */
 };
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim",
+	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--lmkd] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim, uchrome",
 		    prog, BACKEND_NAMES);
 }
 
@@ -225,6 +272,17 @@ struct cache {
 	struct app_stats *st;
 };
 
+/* A new region for object @k, locked, handed to the manager if it has one. */
+static void dm_new(struct cache *c, long k)
+{
+	struct dm_region *r = &c->dm[k];
+
+	if (dm_create(r, c->p->object_size))
+		die("%s: cannot create object %ld: %m", prog, k);
+	if (c->p->model != MODEL_UTRIM && fd_send(c->mgr, r->fd))
+		die("%s: cannot hand object %ld over: %m", prog, k);
+}
+
 /* Use object @k through the userspace model: lock, verify or decode. */
 static void dm_access(struct cache *c, long k)
 {
@@ -233,10 +291,7 @@ static void dm_access(struct cache *c, long k)
 	int ret = 3;		/* 3: new, 2: dropped by the app, 1: purged */
 
 	if (!c->present[k] && !r->hdr) {
-		if (dm_create(r, len))
-			die("%s: cannot create object %ld: %m", prog, k);
-		if (c->p->model == MODEL_UPSI && fd_send(c->mgr, r->fd))
-			die("%s: cannot hand object %ld over: %m", prog, k);
+		dm_new(c, k);
 	} else {
 		ret = dm_lock(r);
 		if (ret < 0)
@@ -244,6 +299,14 @@ static void dm_access(struct cache *c, long k)
 		/* An object the app dropped itself is a miss, not a purge. */
 		if (!c->present[k])
 			ret = 2;
+		/*
+		 * Chromium's manager forgot the purged segment; its client
+		 * allocates a new one, which the budget then counts.
+		 */
+		if (ret == 1 && c->p->model == MODEL_UCHROME) {
+			dm_destroy(r);
+			dm_new(c, k);
+		}
 	}
 	c->present[k] = true;
 	c->last_use[k] = ++c->clock;
@@ -573,7 +636,8 @@ static void psi_memory(uint64_t *some, uint64_t *full)
 
 struct outcome {
 	struct samples launch_ms;
-	long cold_launches, kills_bg, kills_fg;
+	long cold_launches, kills_bg, kills_fg;	/* the kernel's */
+	long lmkd_bg, lmkd_fg;			/* lmkd's */
 	uint64_t session_ns;
 	double needed_bytes, some_avg10_max, full_avg10_max;
 	struct pressure_watch watch;
@@ -627,6 +691,8 @@ struct mgr {
 	pid_t pid;
 	int stop;
 	struct dm_stats *st;	/* shared */
+	uint64_t device_bytes;	/* uchrome: the device it is scaled to */
+	struct dm_chrome chrome;
 };
 
 /* The purge manager, in cgroup lab-bench/manager, protected as lmkd is. */
@@ -644,6 +710,13 @@ static void mgr_start(const struct params *p, struct mgr *m)
 
 	snprintf(trigger, sizeof(trigger), "some %ld 1000000",
 		 p->trigger_ms * 1000);
+	if (p->model == MODEL_UCHROME) {
+		/* Its signal is MemAvailable, polled: no trigger. */
+		cfg.policy = DM_CHROME;
+		cfg.trigger = NULL;
+		dm_chrome_scale(&m->chrome, m->device_bytes, CHROME_TIME_DIV);
+		cfg.chrome = m->chrome;
+	}
 	ls = dm_listen(MGR_SOCK, MAX_APPS);
 	if (ls < 0 || pipe(stop) || pipe(never) ||
 	    cg_create("lab-bench/manager", cg, sizeof(cg)))
@@ -678,8 +751,89 @@ static void mgr_stop(struct mgr *m)
 	unlink(MGR_SOCK);
 }
 
+struct killer {
+	pid_t pid;
+	int stop;
+	struct lmkd_stats *st;	/* shared */
+};
+
+/* The low memory killer, in cgroup lab-bench/lmkd, unkillable as lmkd. */
+static void killer_start(struct killer *k, struct app *apps, long n)
+{
+	struct lmkd_config cfg = { .ncgroups = n };
+	char cg[CG_PATH_MAX];
+	int stop[2];
+	long i;
+
+	for (i = 0; i < n; i++)
+		cfg.cgroups[i] = apps[i].cg;
+	if (pipe(stop) || cg_create("lab-bench/lmkd", cg, sizeof(cg)))
+		die("%s: cannot set up lmkd: %m", prog);
+	k->pid = fork();
+	if (k->pid < 0)
+		die("%s: fork: %m", prog);
+	if (k->pid == 0) {
+		close(stop[1]);
+		if (cg_enter(cg) || set_oom_score_adj(-1000))
+			_exit(2);
+		_exit(lmkd_serve(stop[0], &cfg, k->st) ? 3 : 0);
+	}
+	close(stop[0]);
+	k->stop = stop[1];
+}
+
+static void killer_stop(struct killer *k)
+{
+	int status;
+
+	if (write(k->stop, "s", 1) != 1)
+		die("%s: cannot stop lmkd: %m", prog);
+	waitpid(k->pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		die("%s: lmkd failed (status 0x%x; PSI triggers?)", prog,
+		    status);
+	close(k->stop);
+}
+
+/* Count the kill of @a (reaped): lmkd's or the kernel's. */
+static void count_kill(struct outcome *o, const struct killer *k,
+		       const struct app *a, bool fg)
+{
+	bool by_lmkd = k->st && lmkd_killed(k->st, a->pid);
+
+	if (by_lmkd && fg)
+		o->lmkd_fg++;
+	else if (by_lmkd)
+		o->lmkd_bg++;
+	else if (fg)
+		o->kills_fg++;
+	else
+		o->kills_bg++;
+}
+
+/*
+ * The cached apps' oom_score_adj by recency, as Android ranks them: the
+ * one in front last gets ADJ_CACHED, each older one ADJ_CACHED_STEP
+ * more, up to ADJ_CACHED_MAX; so lmkd (and, weighed with their size,
+ * the OOM killer) takes the least recently used first.
+ */
+static void cached_adjs(struct app *apps, long n)
+{
+	long i, j, rank, adj;
+
+	for (i = 0; i < n; i++) {
+		if (!apps[i].started)
+			continue;
+		for (rank = 0, j = 0; j < n; j++)
+			rank += apps[j].started && apps[j].fg_at > apps[i].fg_at;
+		adj = ADJ_CACHED + ADJ_CACHED_STEP * rank;
+		set_adj(apps[i].pid, adj < ADJ_CACHED_MAX ? adj :
+			ADJ_CACHED_MAX);
+	}
+}
+
 static void run(const struct params *p, struct app_stats *stats,
-		struct outcome *o, struct mgr *mgr)
+		struct outcome *o, struct mgr *mgr, struct killer *killer)
 {
 	struct images im;
 	struct app apps[MAX_APPS] = { 0 };
@@ -703,8 +857,18 @@ static void run(const struct params *p, struct app_stats *stats,
 	 * MemAvailable, not MemFree: the free pages below the zones' high
 	 * watermarks (tens of MiB with THP) are not the apps' to take.
 	 */
-	if (p->model != MODEL_KERNEL)
+	if (p->model != MODEL_KERNEL) {
+		/*
+		 * uchrome's device: what the apps can have, MemTotal less
+		 * the ballast sized below (the manager costs little).
+		 */
+		mgr->device_bytes = (meminfo_kb("MemTotal") -
+				     meminfo_kb("MemAvailable")) * 1024 +
+				    p->free_mib * MIB;
 		mgr_start(p, mgr);
+	}
+	if (p->lmkd)
+		killer_start(killer, apps, p->apps);
 	free_mib = meminfo_kb("MemAvailable") / 1024;
 	ballast_mib = free_mib - p->free_mib;
 	if (ballast_mib < 0)
@@ -729,13 +893,14 @@ static void run(const struct params *p, struct app_stats *stats,
 		for (i = 0; i < p->apps; i++)
 			if (apps[i].started && app_gone(&apps[i], false,
 							&killed))
-				o->kills_bg++;
+				count_kill(o, killer, &apps[i], false);
 		if (!apps[next].started) {
 			/* Started again after the OOM killer took it. */
 			o->cold_launches += apps[next].ever_started;
 			app_start(&apps[next], p, &im, &stats[next], next);
 		}
 		fg = next;
+		apps[fg].fg_at = s;
 		set_adj(apps[fg].pid, ADJ_FOREGROUND);
 		/* What kswapd leaves alone: MemFree above the high marks. */
 		room = meminfo_kb("MemFree") * 1024.0 - o->watch.high;
@@ -744,7 +909,7 @@ static void run(const struct params *p, struct app_stats *stats,
 		if (write(apps[fg].cmd, "F", 1) != 1 ||
 		    read(apps[fg].reply, &done, 1) != 1) {
 			app_gone(&apps[fg], true, &killed);
-			o->kills_fg++;
+			count_kill(o, killer, &apps[fg], true);
 			o->session_ns += now_ns() - t0;
 			psi_peaks(o);
 			continue;
@@ -756,14 +921,17 @@ static void run(const struct params *p, struct app_stats *stats,
 		if (demand > room)
 			o->needed_bytes += demand - (room > 0 ? room : 0);
 		samples_add(&o->launch_ms, stats[fg].launch_ns / 1e6);
-		set_adj(apps[fg].pid, ADJ_CACHED);
+		/* Back to the cached apps, the most recent of them. */
+		cached_adjs(apps, p->apps);
 	}
 	pressure_watch_stop(&o->watch);
+	if (p->lmkd)
+		killer_stop(killer);
 	for (i = 0; i < p->apps; i++) {
 		if (!apps[i].started)
 			continue;
 		if (app_gone(&apps[i], false, &killed)) {
-			o->kills_bg++;
+			count_kill(o, killer, &apps[i], false);
 			continue;
 		}
 		kill(apps[i].pid, SIGKILL);
@@ -799,6 +967,67 @@ static void csv_pcts(struct csv *csv, const char *param, const char *name,
 	}
 }
 
+/* uchrome's scaling and what its policy did; see the top. */
+static void csv_chrome(struct csv *csv, const char *param,
+		       const struct mgr *mgr)
+{
+	const struct dm_chrome *c = &mgr->chrome;
+	const struct dm_stats *m = mgr->st;
+
+	csv_row(csv, param, "mgr_device_mib", "MiB",
+		(double)mgr->device_bytes / MIB);
+	csv_row(csv, param, "mgr_budget_mib", "MiB",
+		(double)c->budget_bytes / MIB);
+	csv_row(csv, param, "mgr_moderate_mib", "MiB",
+		(double)c->moderate_bytes / MIB);
+	csv_row(csv, param, "mgr_critical_mib", "MiB",
+		(double)c->critical_bytes / MIB);
+	/* Settings, not timings: in s, apart from the measured ms. */
+	csv_row(csv, param, "mgr_poll_s", "s", c->poll_ns / 1e9);
+	csv_row(csv, param, "mgr_moderate_repeat_s", "s",
+		c->moderate_repeat_ns / 1e9);
+	csv_row(csv, param, "mgr_retry_s", "s", c->retry_ns / 1e9);
+	csv_row(csv, param, "mgr_sweep_s", "s", c->sweep_ns / 1e9);
+	csv_row(csv, param, "mgr_age_s", "s", c->age_ns / 1e9);
+	csv_row(csv, param, "mgr_time_div", "ratio", CHROME_TIME_DIV);
+	csv_row(csv, param, "mgr_budget_runs", "count", m->budget_runs);
+	csv_row(csv, param, "mgr_retries", "count", m->retries);
+	csv_row(csv, param, "mgr_moderate", "count", m->moderate);
+	csv_row(csv, param, "mgr_critical", "count", m->critical);
+	csv_row(csv, param, "mgr_age_runs", "count", m->age_runs);
+	csv_row(csv, param, "mgr_polls", "count", m->polls);
+	csv_row(csv, param, "mgr_purged_budget_mib", "MiB",
+		(double)m->purged_budget / MIB);
+	csv_row(csv, param, "mgr_purged_pressure_mib", "MiB",
+		(double)m->purged_pressure / MIB);
+	csv_row(csv, param, "mgr_purged_age_mib", "MiB",
+		(double)m->purged_age / MIB);
+	csv_row(csv, param, "mgr_live_peak_mib", "MiB",
+		(double)m->live_peak / MIB);
+}
+
+/* The killer's kills (apart from the kernel's) and what woke it. */
+static void csv_lmkd(struct csv *csv, const char *param,
+		     const struct outcome *o, const struct lmkd_stats *k)
+{
+	csv_row(csv, param, "lmkd_kills_bg", "count", o->lmkd_bg);
+	csv_row(csv, param, "lmkd_kills_fg", "count", o->lmkd_fg);
+	csv_row(csv, param, "lmkd_psi_medium", "count", k->psi_medium);
+	csv_row(csv, param, "lmkd_psi_critical", "count", k->psi_critical);
+	csv_row(csv, param, "lmkd_reclaim_wakes", "count", k->reclaim_wakes);
+	csv_row(csv, param, "lmkd_checks", "count", k->checks);
+	csv_row(csv, param, "lmkd_skipped_pending", "count",
+		k->skipped_pending);
+	csv_row(csv, param, "lmkd_kills_not_responding", "count",
+		k->kills_not_responding);
+	csv_row(csv, param, "lmkd_kills_low_mem", "count", k->kills_low_mem);
+	csv_row(csv, param, "lmkd_kills_after_kill", "count",
+		k->kills_after_kill);
+	csv_row(csv, param, "lmkd_no_victim", "count", k->kills_no_victim);
+	/* In s: CPU time counts in ticks and may be 0, not a timing. */
+	csv_row(csv, param, "lmkd_cpu_s", "s", k->cpu_ns / 1e9);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -811,6 +1040,7 @@ int main(int argc, char **argv)
 		{ "switches", required_argument, NULL, 'w' },
 		{ "ops", required_argument, NULL, 'n' },
 		{ "launch", required_argument, NULL, 'l' },
+		{ "lmkd", no_argument, NULL, 'k' },
 		{ "seed", required_argument, NULL, 'x' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
@@ -825,6 +1055,7 @@ int main(int argc, char **argv)
 	struct app_stats *stats, sum = { 0 };
 	struct outcome o = { 0 };
 	struct mgr mgr = { 0 };
+	struct killer killer = { 0 };
 	char param[32];
 	struct csv csv;
 	int opt;
@@ -861,6 +1092,9 @@ int main(int argc, char **argv)
 		case 'l':
 			p.launch = parse_long("--launch", optarg, 0, 65536);
 			break;
+		case 'k':
+			p.lmkd = true;
+			break;
 		case 'x':
 			p.seed = parse_long("--seed", optarg, 0, 1L << 40);
 			break;
@@ -895,6 +1129,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(backend, "utrim")) {
 		p.model = MODEL_UTRIM;
 		p.trigger_ms = TRIM_TRIGGER_MS;
+	} else if (!strcmp(backend, "uchrome")) {
+		p.model = MODEL_UCHROME;
 	} else {
 		p.backend = backend_parse(prog, backend);
 	}
@@ -904,6 +1140,13 @@ int main(int argc, char **argv)
 	if (mgr.st == MAP_FAILED)
 		die("%s: mmap: %m", prog);
 	memset(mgr.st, 0, sizeof(*mgr.st));
+	if (p.lmkd) {
+		killer.st = mmap(NULL, sizeof(*killer.st),
+				 PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (killer.st == MAP_FAILED)
+			die("%s: mmap: %m", prog);
+	}
 	stats = mmap(NULL, MAX_APPS * sizeof(*stats), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	/* Room for every heap step of every session, per app. */
@@ -923,7 +1166,7 @@ int main(int argc, char **argv)
 	psi_memory(&some0, &full0);
 	purged = -kernel_purged_bytes(&p);
 	t0 = now_ns();
-	run(&p, stats, &o, &mgr);
+	run(&p, stats, &o, &mgr, &killer);
 	wall = now_ns() - t0;
 	psi_memory(&some1, &full1);
 	purged += kernel_purged_bytes(&p) + mgr.st->purged_bytes;
@@ -945,7 +1188,8 @@ int main(int argc, char **argv)
 	calm = sum.steps - stalls.n;
 	snprintf(param, sizeof(param), "swap_mib=%ld",
 		 meminfo_kb("SwapTotal") / 1024);
-	if (csv_open(&csv, csv_path, backend, "app", rep))
+	if (csv_open(&csv, csv_path, backend, p.lmkd ? "app_lmkd" : "app",
+		     rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 	csv_row(&csv, param, "hit_rate", "ratio", sum.hits + sum.misses ?
 		(double)sum.hits / (sum.hits + sum.misses) : 0);
@@ -997,6 +1241,10 @@ int main(int argc, char **argv)
 		csv_row(&csv, param, "trims", "count", m->trims_sent);
 		csv_row(&csv, param, "mgr_malformed", "count", m->malformed);
 	}
+	if (p.model == MODEL_UCHROME)
+		csv_chrome(&csv, param, &mgr);
+	if (p.lmkd)
+		csv_lmkd(&csv, param, &o, killer.st);
 	samples_free(&o.launch_ms);
 	samples_free(&stalls);
 	samples_free(&o.watch.episode_ms);

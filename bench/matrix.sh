@@ -7,10 +7,16 @@
 # on pin, which faults without a hardware dirty bit), for a second boot
 # with another -cpu; rust: ashmem's points again, for a boot with
 # ashmem.rust_mode=1 (android16's shrinker).  Every point runs
-# once per backend and repetition, the backends of each in a random order
-# (seeded: the plan is the same at every run, and written to
-# OUTDIR/plan.txt); rows go to OUTDIR/<family>.csv; progress goes to
-# stdout.
+# once per backend and repetition, the backends of each in an order
+# balanced over the repetitions (a seeded random order per point,
+# rotated by one place at every repetition: a cyclic Latin square, so
+# that with N backends each takes each place once in every N
+# repetitions; the plan is the same at every run, and written to
+# OUTDIR/plan.txt); every run gets its place in its block (1 for the
+# first; a block: consecutive lines of the plan that differ only in the
+# backend) in LAB_POS and its backend in LAB_POS_BACKEND, which the CSV
+# records (rows "order_pos", bench/lib/bench.h); rows go to
+# OUTDIR/<family>.csv; progress goes to stdout.
 set -eu
 
 usage()
@@ -90,10 +96,18 @@ else
 fi
 # Android's regime runs without swap and with zram swap (set up and torn
 # down by the plan's @swap lines), the backends Android has had or might;
-# the userspace purge manager (three PSI trigger thresholds) and the trim
-# model run without swap only (the hour has no room for both).
+# the userspace models, Chromium's manager (uchrome), the lab's PSI purge
+# manager (three trigger thresholds) and the trim model, run without swap
+# only (the hour has no room for both).  Each block runs with the
+# kernel's OOM killer alone ("oom"); "lmkd" in app_killers runs it again
+# with the lmkd-like killer (appbench --lmkd, bench "app_lmkd"), as on a
+# phone, where lmkd kills first.  Not by default yet: in the quick plan
+# lmkd killed every app of an upsi-150ms run, and the guest then
+# panicked ("Out of memory and no killable processes": the ballast, the
+# manager, the killer and appbench itself are at oom_score_adj -1000).
 app_backends="pinned memfd ashmem madvfree volatile"
-user_backends="upsi-10ms upsi-50ms upsi-150ms utrim"
+user_backends="uchrome upsi-10ms upsi-50ms upsi-150ms utrim"
+app_killers="oom"
 # Concurrency: the backends whose pin and unpin are system calls, and
 # memfd (no call) as the floor.
 con_backends="ashmem volatile anon madvfree memfd"
@@ -113,13 +127,16 @@ prog()
 	esac
 }
 
-# The backends @2 in a random order, seeded by @1 (a count of the calls,
-# kept by the caller: this runs in a subshell), so that every point gets
-# its own order and the plan is the same at every run.
+# The backends @2 of a point in a random order, seeded by @1 (the
+# point's number within a repetition, kept by the caller: this runs in a
+# subshell), so that every point gets its own order and the plan is the
+# same at every run; rotated left by rep - 1 places, so that over N
+# repetitions each of the N backends runs once in every place (a cyclic
+# Latin square).
 seq=0
 ordered()
 {
-	echo "$2" | awk -v seed=$((20261204 + $1)) '
+	echo "$2" | awk -v seed=$((20261204 + $1)) -v rep="$rep" '
 	BEGIN { srand(seed) }
 	{
 		n = split($0, b, " ")
@@ -127,8 +144,10 @@ ordered()
 			j = int(rand() * i) + 1
 			t = b[i]; b[i] = b[j]; b[j] = t
 		}
-		for (i = 1; i <= n; i++)
-			printf "%s%s", b[i], (i < n ? " " : "\n")
+		for (p = 1; p <= n; p++) {
+			i = (p - 1 + rep - 1) % n + 1
+			printf "%s%s", b[i], (p < n ? " " : "\n")
+		}
 	}'
 }
 
@@ -137,6 +156,7 @@ plan=$out/plan.txt
 : > "$plan"
 rep=1
 while [ "$mode" = cpumax ] && [ $rep -le $reps ]; do
+	seq=0
 	for size in 4K 64M; do
 		seq=$((seq + 1))
 		for b in $(ordered $seq "madvfree volatile ashmem"); do
@@ -167,6 +187,7 @@ case "$mode" in
 cpumax|rust) rep=$((reps + 1)) ;;
 esac
 while [ $rep -le $reps ]; do
+	seq=0
 	for size in $sizes; do
 		case "$size" in
 		*M) iters=$([ "$mode" = quick ] && echo 5 || echo 20) ;;
@@ -241,11 +262,15 @@ while [ $rep -le $reps ]; do
 	done
 	for swap in $swaps; do
 		echo "@swap - $swap" >> "$plan"
-		seq=$((seq + 1))
 		these=$app_backends
 		[ "$swap" = none ] && these="$these $user_backends"
-		for b in $(ordered $seq "$these"); do
-			echo "app appbench $b $app_args --rep $rep" >> "$plan"
+		for killer in $app_killers; do
+			seq=$((seq + 1))
+			extra=''
+			[ "$killer" = lmkd ] && extra=--lmkd
+			for b in $(ordered $seq "$these"); do
+				echo "app appbench $b $app_args${extra:+ $extra} --rep $rep" >> "$plan"
+			done
 		done
 	done
 	echo "@swap - none" >> "$plan"
@@ -277,8 +302,10 @@ i=0
 failed=0
 echo "family,backend,args,seconds" > "$out/run-seconds.csv"
 echo "bench-matrix: $mode, $total runs, $reps repetition(s); CSV in $out"
+block='' pos=0
 while read -r family program backend args; do
 	if [ "$family" = @swap ]; then
+		block=
 		if ! swap_set "$backend"; then
 			echo "bench-matrix: cannot set swap to $backend" >&2
 			failed=$((failed + 1))
@@ -286,6 +313,13 @@ while read -r family program backend args; do
 		continue
 	fi
 	i=$((i + 1))
+	# The run's place in its block: the lines before it that differ
+	# only in the backend.
+	if [ "$family $program $args" = "$block" ]; then
+		pos=$((pos + 1))
+	else
+		block="$family $program $args" pos=1
+	fi
 	now=$(date +%s)
 	elapsed=$((now - start))
 	if [ $i -gt 1 ]; then
@@ -295,7 +329,8 @@ while read -r family program backend args; do
 	fi
 	echo "[$i/$total] $family: $backend $args (${elapsed}s, $left)"
 	# shellcheck disable=SC2086 # args are words
-	if ! "$(prog "$program" "$backend")" --backend "$backend" $args \
+	if ! LAB_POS=$pos LAB_POS_BACKEND=$backend \
+		"$(prog "$program" "$backend")" --backend "$backend" $args \
 		--csv "$out/$family.csv" 2> "$out/last-error.txt"; then
 		echo "  FAILED: $(cat "$out/last-error.txt")"
 		echo "$family $backend $args" >> "$out/failed-runs.txt"

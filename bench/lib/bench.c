@@ -126,6 +126,22 @@ static void clock_meta(FILE *f)
 		fprintf(f, "# clock_step_ns: %llu\n", (unsigned long long)step);
 }
 
+/* LAB_POS and LAB_POS_BACKEND, when they name this CSV's backend. */
+static void csv_pos(struct csv *c)
+{
+	const char *pos = getenv("LAB_POS"), *who = getenv("LAB_POS_BACKEND");
+	char *end;
+	long p;
+
+	c->pos = 0;
+	c->seen = NULL;
+	if (!pos || !who || strcmp(who, c->backend))
+		return;
+	p = strtol(pos, &end, 10);
+	if (end != pos && !*end && p >= 1)
+		c->pos = p;
+}
+
 int csv_open(struct csv *c, const char *path, const char *backend,
 	     const char *bench, int rep)
 {
@@ -135,6 +151,7 @@ int csv_open(struct csv *c, const char *path, const char *backend,
 	c->backend = backend;
 	c->bench = bench;
 	c->rep = rep;
+	csv_pos(c);
 	c->f = path ? fopen(path, "ae") : stdout;
 	if (!c->f)
 		return -1;
@@ -158,15 +175,44 @@ int csv_open(struct csv *c, const char *path, const char *backend,
 	return 0;
 }
 
+/* Row "order_pos" of @param, once per param; see bench.h. */
+static void csv_pos_rows(struct csv *c, const char *param)
+{
+	size_t len = strlen(param), have = c->seen ? strlen(c->seen) : 1;
+	char *key = malloc(len + 3), *more;
+
+	if (!key)
+		return;
+	sprintf(key, "\n%s\n", param);
+	if (c->seen && strstr(c->seen, key)) {
+		free(key);
+		return;
+	}
+	more = realloc(c->seen, have + len + 2);
+	if (more) {
+		if (!c->seen)
+			strcpy(more, "\n");
+		strcat(more, key + 1);
+		c->seen = more;
+	}
+	free(key);
+	fprintf(c->f, "%s,%s,%s,%ld,order_pos,position,%d\n", c->backend,
+		c->bench, param, c->pos, c->rep);
+}
+
 void csv_row(struct csv *c, const char *param, const char *metric,
 	     const char *unit, double value)
 {
 	fprintf(c->f, "%s,%s,%s,%.6g,%s,%s,%d\n", c->backend, c->bench, param,
 		value, metric, unit, c->rep);
+	if (c->pos)
+		csv_pos_rows(c, param);
 }
 
 int csv_close(struct csv *c)
 {
+	free(c->seen);
+	c->seen = NULL;
 	if (c->f == stdout)
 		return fflush(stdout);
 	return fclose(c->f);

@@ -34,11 +34,20 @@ void samples_free(struct samples *s);
  * measurement.  The file is opened for appending; a new file gets the
  * header line.  Metadata lines ("# key: value") come from LAB_META_*
  * environment variables, written by the benchmark driver.
+ *
+ * The run's place in its block of the plan (bench/matrix.sh): with
+ * LAB_POS=P (1: the block's first run) and LAB_POS_BACKEND naming this
+ * run's backend, the first row of every param is followed by one more
+ * of that param, metric "order_pos", unit "position", value P.  Rows
+ * of another backend (cachebench's "belady") get none: they did not
+ * run in that place.
  */
 struct csv {
 	FILE *f;
 	const char *backend, *bench;
 	int rep;
+	long pos;		/* 0: not given */
+	char *seen;		/* params given a pos, "\nP1\nP2\n" */
 };
 
 int csv_open(struct csv *c, const char *path, const char *backend,

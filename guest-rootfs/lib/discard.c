@@ -16,10 +16,9 @@
 #include <unistd.h>
 
 #include "discard.h"
+#include "discard_mgr.h"
 #include "fdpass.h"
 #include "psi.h"
-
-#define MAX_CLIENTS 64
 
 static size_t page(void)
 {
@@ -30,7 +29,7 @@ static size_t page(void)
 	return size;
 }
 
-static uint64_t mono_ns(void)
+uint64_t mgr_now_ns(void)
 {
 	struct timespec ts;
 
@@ -62,7 +61,7 @@ int dm_create(struct dm_region *r, size_t len)
 	r->data_len = len;
 	r->hdr->magic = DM_MAGIC;
 	r->hdr->data_len = len;
-	r->hdr->last_use_ns = mono_ns();
+	r->hdr->last_use_ns = mgr_now_ns();
 	__atomic_store_n(&r->hdr->state, DM_LOCKED, __ATOMIC_RELEASE);
 	return 0;
 fail:
@@ -106,7 +105,7 @@ int dm_lock(struct dm_region *r)
 
 void dm_unlock(struct dm_region *r)
 {
-	__atomic_store_n(&r->hdr->last_use_ns, mono_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->hdr->last_use_ns, mgr_now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&r->hdr->state, DM_UNLOCKED, __ATOMIC_RELEASE);
 }
 
@@ -210,21 +209,7 @@ int dm_header_check(int fd, const struct dm_header *hdr)
 
 /* ------------------------------------------------------------ manager */
 
-struct mregion {
-	int fd, client;
-	struct dm_header *hdr;
-	size_t data_len;
-};
-
-struct manager {
-	const struct dm_config *cfg;
-	struct dm_stats *st;
-	int clients[MAX_CLIENTS];	/* sockets, -1 when free */
-	struct mregion *regions;
-	long nregions, cap;
-};
-
-static void drop_region(struct manager *m, long i)
+void mgr_drop_region(struct manager *m, long i)
 {
 	munmap(m->regions[i].hdr, page());
 	close(m->regions[i].fd);
@@ -264,6 +249,8 @@ static void take_region(struct manager *m, int c, int fd)
 		.fd = fd, .client = c, .hdr = hdr, .data_len = hdr->data_len,
 	};
 	m->st->regions = m->nregions;
+	if (m->cfg->policy == DM_CHROME)
+		chrome_allocated(m);
 	return;
 malformed:
 	m->st->malformed++;
@@ -277,13 +264,13 @@ static void drop_client(struct manager *m, int c, bool dead)
 
 	for (i = m->nregions - 1; i >= 0; i--)
 		if (m->regions[i].client == c)
-			drop_region(m, i);
+			mgr_drop_region(m, i);
 	close(m->clients[c]);
 	m->clients[c] = -1;
 	m->st->dead_clients += dead;
 }
 
-static int by_last_use(const void *a, const void *b)
+int mgr_by_last_use(const void *a, const void *b)
 {
 	const struct mregion *x = a, *y = b;
 	uint64_t tx = __atomic_load_n(&x->hdr->last_use_ns, __ATOMIC_RELAXED);
@@ -295,11 +282,12 @@ static int by_last_use(const void *a, const void *b)
 /* Purge unlocked regions, least recently used first, up to @budget. */
 static void purge(struct manager *m, size_t budget)
 {
-	uint64_t t0 = mono_ns(), dt;
+	uint64_t t0 = mgr_now_ns(), dt;
 	size_t done = 0;
 	long i;
 
-	qsort(m->regions, m->nregions, sizeof(*m->regions), by_last_use);
+	qsort(m->regions, m->nregions, sizeof(*m->regions),
+	      mgr_by_last_use);
 	for (i = 0; i < m->nregions && (!budget || done < budget); i++) {
 		struct mregion *r = &m->regions[i];
 		int ret = dm_purge(r->fd, r->hdr, r->data_len);
@@ -312,7 +300,7 @@ static void purge(struct manager *m, size_t budget)
 			m->st->purged_bytes += r->data_len;
 		}
 	}
-	dt = mono_ns() - t0;
+	dt = mgr_now_ns() - t0;
 	m->st->purge_runs++;
 	m->st->purge_ns_total += dt;
 	if (dt > m->st->purge_ns_max)
@@ -365,7 +353,13 @@ int dm_serve(int listen_fd, int stop_fd, int purge_fd,
 		return -1;
 	for (c = 0; c < MAX_CLIENTS; c++)
 		m.clients[c] = -1;
+	if (cfg->policy == DM_CHROME)
+		chrome_start(&m);
 	for (;;) {
+		int timeout = -1;
+
+		if (cfg->policy == DM_CHROME)
+			timeout = chrome_tick(&m);
 		p[0] = (struct pollfd) { .fd = stop_fd, .events = POLLIN };
 		p[1] = (struct pollfd) { .fd = listen_fd, .events = POLLIN };
 		p[2] = (struct pollfd) { .fd = purge_fd, .events = POLLIN };
@@ -374,7 +368,7 @@ int dm_serve(int listen_fd, int stop_fd, int purge_fd,
 			p[4 + c] = (struct pollfd) {
 				.fd = m.clients[c], .events = POLLIN,
 			};
-		n = poll(p, 4 + MAX_CLIENTS, -1);
+		n = poll(p, 4 + MAX_CLIENTS, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 || p[0].revents)
@@ -385,6 +379,8 @@ int dm_serve(int listen_fd, int stop_fd, int purge_fd,
 		    read(purge_fd, &byte, 1) == 1) {
 			if (cfg->policy == DM_TRIM)
 				trim(&m, DM_LEVEL_CRITICAL);
+			else if (cfg->policy == DM_CHROME)
+				chrome_purge_all(&m);
 			else
 				purge(&m, 0);
 		}

@@ -9,7 +9,10 @@
  * order by the header's last-use time, and on memory pressure (a PSI
  * trigger) purges unlocked regions oldest first with
  * fallocate(PUNCH_HOLE), or, in the trim model, tells its clients to
- * drop their own caches.
+ * drop their own caches.  The Chromium model (DM_CHROME, in
+ * discard_chrome.c) is the one Chromium's DiscardableSharedMemoryManager
+ * ships: a budget enforced on every allocation, MemAvailable polled for
+ * pressure levels, and an age sweep.
  */
 #ifndef LAB_DISCARD_H
 #define LAB_DISCARD_H
@@ -84,12 +87,39 @@ int dm_connect(const char *path);
 enum dm_policy {
 	DM_PURGE,	/* purge unlocked regions oldest first itself */
 	DM_TRIM,	/* send each client a level; clients drop caches */
+	DM_CHROME,	/* Chromium's budget, pressure levels and age sweep */
 };
 
 enum dm_level {
 	DM_LEVEL_MODERATE = 'M',	/* drop half of what is unlocked */
 	DM_LEVEL_CRITICAL = 'C',	/* drop everything unlocked */
 };
+
+/*
+ * DM_CHROME's parameters, Chromium's constants scaled to the device
+ * (dm_chrome_scale()).  A purged region is dropped by the manager, as
+ * Chromium releases a purged segment: its owner's next lock says
+ * "purged" and the owner allocates a new region (a new allocation).
+ */
+struct dm_chrome {
+	/* Bytes of live regions above which unlocked ones are evicted. */
+	uint64_t budget_bytes;
+	/* MemAvailable at or below these: moderate, critical pressure. */
+	uint64_t moderate_bytes, critical_bytes;
+	uint64_t poll_ns;		/* MemAvailable read this often */
+	uint64_t moderate_repeat_ns;	/* moderate re-sent this often */
+	uint64_t retry_ns;		/* still over budget: again after */
+	uint64_t sweep_ns;		/* the age sweep runs this often */
+	uint64_t age_ns;		/* and purges what is unlocked longer */
+};
+
+/*
+ * Chromium's constants for a device of @ram_bytes (what its apps can
+ * have: see appbench.c), times divided by @time_div: see the comment
+ * in discard_chrome.c for each number and where it comes from.
+ */
+void dm_chrome_scale(struct dm_chrome *c, uint64_t ram_bytes,
+		     unsigned int time_div);
 
 struct dm_config {
 	enum dm_policy policy;
@@ -101,6 +131,8 @@ struct dm_config {
 	size_t budget_bytes;
 	/* DM_TRIM: critical when "full" avg10 reaches this, else moderate. */
 	double critical_full_avg10;
+	/* DM_CHROME (no trigger: its signal is MemAvailable). */
+	struct dm_chrome chrome;
 };
 
 struct dm_stats {
@@ -109,6 +141,17 @@ struct dm_stats {
 	uint64_t purged_bytes;
 	uint64_t purge_ns_total, purge_ns_max;	/* event to end of purge */
 	uint64_t cpu_ns;	/* the manager's own, when it returned */
+	/*
+	 * DM_CHROME: every time the policy acted counts in @events as
+	 * well: an allocation that found the regions over budget
+	 * (@budget_runs), a retry still over it (@retries), a moderate or
+	 * critical level (@moderate, @critical), a sweep that found a
+	 * region old enough (@age_runs); @polls MemAvailable reads; the
+	 * bytes purged by each cause; the peak of the live regions' bytes.
+	 */
+	long budget_runs, retries, moderate, critical, age_runs, polls;
+	uint64_t purged_budget, purged_pressure, purged_age;
+	uint64_t live_peak;
 };
 
 /*
