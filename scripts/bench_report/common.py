@@ -26,8 +26,12 @@ APP = "app"
 APP_BACKENDS = ("pinned", "memfd", "ashmem", "madvfree", "volatile")
 # Android's and Chromium's userspace model (issue 17): a purge manager on
 # a PSI trigger of 10, 50 or 150 ms of stall per second, and the trim
-# model; run without swap only.
-USER_BACKENDS = ("upsi-10ms", "upsi-50ms", "upsi-150ms", "utrim")
+# model; run without swap only.  uchrome (issue 27): Chromium's
+# DiscardableSharedMemoryManager policy, budget, LRU and MemAvailable
+# levels (guest-rootfs/lib/discard_chrome.c); runs before it have none.
+USER_BACKENDS = ("uchrome", "upsi-10ms", "upsi-50ms", "upsi-150ms", "utrim")
+# The one that must act in every run for the comparison to stand.
+FAITHFUL_USER_BACKENDS = ("uchrome",)
 # Every backend a graph may draw, in the order of their colours.
 PLOT_BACKENDS = CACHE_BACKENDS + USER_BACKENDS
 CONC = "concurrency"

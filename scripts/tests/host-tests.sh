@@ -258,13 +258,17 @@ mkdir -p "$tmp/ck"
 { bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } \
 	> "$tmp/ck/cache.csv"
 cp "$top/scripts/tests/bench-oom/purge.csv" "$tmp/ck/purge.csv"
+# user_app EVENTS [BACKEND]: two runs of a userspace row (uchrome, the
+# faithful one, by default) with EVENTS manager events each.
 user_app()
 {
+	local b=${2:-uchrome}
+
 	bench_csv
 	for rep in 1 2; do
-		echo "upsi-10ms,app,swap_mib=0,0.5,hit_rate,ratio,$rep"
-		echo "upsi-10ms,app,swap_mib=0,$1,mgr_events,count,$rep"
-		echo "upsi-10ms,app,swap_mib=0,4,purged_mib,MiB,$rep"
+		echo "$b,app,swap_mib=0,0.5,hit_rate,ratio,$rep"
+		echo "$b,app,swap_mib=0,$1,mgr_events,count,$rep"
+		echo "$b,app,swap_mib=0,4,purged_mib,MiB,$rep"
 	done
 }
 # check_line DIR PATTERN [FLAG...]: a line of check's TAP matches PATTERN.
@@ -276,14 +280,20 @@ check_line()
 	"$py" "$br" check "$@" "$d" 2>&1 | grep -qE -- "$pattern"
 }
 user_app 3 > "$tmp/ck/app.csv"
-ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* of upsi-10ms at swap 0$'; echo $?)" \
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* of uchrome at swap 0$'; echo $?)" \
 	"bench-report: check passes a userspace model that acted in every run"
 user_app 0 > "$tmp/ck/app.csv"
-expect 1 'not ok .* upsi-10ms at swap 0 did not act \(events in 0 of 2 runs' \
+expect 1 'not ok .* uchrome at swap 0 did not act \(events in 0 of 2 runs' \
 	"bench-report: check names a userspace row that did not act" -- \
 	"$py" "$br" check "$tmp/ck"
 ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* # SKIP a quick run' --quick; echo $?)" \
 	"bench-report: check --quick does not judge whether the model acted"
+{ user_app 3; user_app 0 upsi-10ms | grep -v '^#\|^backend'; } > "$tmp/ck/app.csv"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace variants are labelled: upsi-10ms at swap 0 did not act and are not compared$'; echo $?)" \
+	"bench-report: check labels a PSI variant that did not act, without failing"
+user_app 3 upsi-10ms > "$tmp/ck/app.csv"
+ok "$(check_line "$tmp/ck" '^not ok [0-9]+ bench: the userspace model acted: .* no row$'; echo $?)" \
+	"bench-report: check fails a run whose only userspace rows are variants"
 ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: killed runs reported apart: .* leave out the [0-9]+ killed'; echo $?)" \
 	"bench-report: check passes purge runs that all record their kills"
 grep -v '^volatile,purge_global,mib=256,[0-9.]*,oom_kills,count,1$' \
