@@ -142,7 +142,9 @@ lint:
 		guest-rootfs/dynamic/*_test bench/matrix.sh
 
 # make bench ARCH=...: the comparison (scripts/bench.sh); BENCH_QUICK=1
-# runs every code path on tiny sizes in a minute or two.
+# runs every code path on tiny sizes in a minute or two; BENCH_REUSE_MAIN=1
+# takes the main boot's finished matrix from the last run and does the
+# rest (the extra boots, graphs, report).
 bench: kernel rootfs
 	$(DEPS) qemu-$(ARCH) plot
 	$(S)/bench.sh $(ARCH) $(if $(filter 1,$(BENCH_QUICK)),quick,full)

@@ -131,8 +131,10 @@ def csv_positions(data):
         for r in rows:
             if r["metric"] == "order_pos":
                 point = f"{fam} {r['bench']} {r['pname']}={r['pvalue']:g}"
+                # 0-based, as plan_positions() counts.
                 points.setdefault(point, {}).setdefault(
-                    r["backend"], collections.Counter())[int(r["value"])] += 1
+                    r["backend"], collections.Counter())[
+                        int(r["value"]) - 1] += 1
     return points
 
 

@@ -305,6 +305,17 @@ printf 'pin pinbench %s --size 4K --rep 1\n' ashmem volatile > "$tmp/ck/plan.txt
 printf 'pin pinbench %s --size 4K --rep 2\n' volatile ashmem >> "$tmp/ck/plan.txt"
 ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: backend order balanced: .* \(from plan.txt\): 1 points$'; echo $?)" \
 	"bench-report: check passes a rotated backend order"
+# The benchmarks' own order_pos rows are 1-based: two backends rotated
+# over four blocks are balanced (a 0-based reading found position 0
+# empty, twice less often than the others).
+cp "$tmp/ck/pin.csv" "$tmp/ck/pin.csv.saved"
+for rep in 1 2 3 4; do
+	echo "ashmem,pin_size,size_kib=4,$((rep % 2 + 1)),order_pos,position,$rep"
+	echo "volatile,pin_size,size_kib=4,$(((rep + 1) % 2 + 1)),order_pos,position,$rep"
+done >> "$tmp/ck/pin.csv"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: backend order balanced: .* \(from order_pos rows\): 1 points$'; echo $?)" \
+	"bench-report: check passes a rotation recorded in 1-based order_pos rows"
+mv "$tmp/ck/pin.csv.saved" "$tmp/ck/pin.csv"
 printf 'pin pinbench %s --size 4K --rep 2\n' ashmem volatile > "$tmp/ck/plan.new"
 head -2 "$tmp/ck/plan.txt" | cat - "$tmp/ck/plan.new" > "$tmp/ck/plan.txt.new"
 mv "$tmp/ck/plan.txt.new" "$tmp/ck/plan.txt"
