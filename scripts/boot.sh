@@ -131,6 +131,32 @@ append="panic=-1 lab.mode=job"
 append="$append$cmdline"
 
 accel=tcg
+
+# kvm_works: a vCPU of -cpu host runs under KVM.  /dev/kvm opening is not
+# enough: in a nested guest QEMU aborted setting MSR 0x10a
+# (IA32_ARCH_CAPABILITIES) when the vCPU started, and every x86_64 boot
+# failed.  A 64 KiB BIOS whose reset vector writes 1 to isa-debug-exit
+# makes QEMU exit with status 3 when the vCPU ran; anything else (an
+# abort, a hang) means TCG.
+kvm_works()
+{
+	local rom=$run_dir/kvm-probe.rom status=0
+
+	{
+		head -c 65520 /dev/zero | tr '\0' '\364'
+		printf '\260\001\346\364\364'
+		head -c 11 /dev/zero | tr '\0' '\364'
+	} > "$rom"
+	# In a subshell, so that the shell's own "Aborted" goes to the log.
+	( timeout 10 qemu-system-x86_64 -accel kvm -cpu host -M q35 -m 16 \
+		-nodefaults -display none -no-reboot -bios "$rom" \
+		-device isa-debug-exit,iobase=0xf4,iosize=1; exit $? ) \
+		> "$run_dir/kvm-probe.log" 2>&1 || status=$?
+	rm -f "$rom"
+	[ "$status" = 3 ] && return 0
+	log "/dev/kvm opens but a KVM vCPU did not run (QEMU status $status, $run_dir/kvm-probe.log): TCG"
+	return 1
+}
 case "$arch" in
 arm64)
 	cpu=${cpu:-cortex-a72}
@@ -140,9 +166,11 @@ arm64)
 x86_64)
 	qemu=(qemu-system-x86_64 -M q35)
 	append="console=ttyS0 $append"
-	# KVM only for a native guest on a host where /dev/kvm opens.
+	# KVM only for a native guest on a host where /dev/kvm opens and a
+	# vCPU runs (kvm_works).
 	if [ "$(uname -m)" = x86_64 ] && [ "${LAB_ACCEL:-}" != tcg ] &&
-	   [ -c /dev/kvm ] && { : 3<>/dev/kvm; } 2>/dev/null; then
+	   [ -c /dev/kvm ] && { : 3<>/dev/kvm; } 2>/dev/null &&
+	   kvm_works; then
 		accel=kvm
 	fi
 	if [ "$accel" = kvm ]; then
