@@ -221,23 +221,16 @@ def shared_engine_targets(run, w):
         row(f"4. unpin + pin p50 through the library, volatile / ashmem, "
             f"worst size ({size_label(worst[1])})", text, "<= 1.0",
             verdict)
-    if conc:
-        for x in conc.params("concurrency_threads"):
+    for bench, what in (("concurrency_threads", "distinct regions"),
+                        ("concurrency_shared",
+                         "slices of one shared region")):
+        for x in conc.params(bench) if conc else ():
             text, _ = _ratio_row(
-                conc.all("concurrency_threads", "volatile", x,
-                         "pairs_per_s"),
-                conc.all("concurrency_threads", "ashmem", x, "pairs_per_s"),
+                conc.all(bench, "volatile", x, "pairs_per_s"),
+                conc.all(bench, "ashmem", x, "pairs_per_s"),
                 True, 1.0, False)
-            row(f"5. {x:g} thread(s) pinning distinct regions, pairs/s, "
+            row(f"5. {x:g} thread(s) pinning {what}, pairs/s, "
                 "volatile / ashmem", text, "(reported)", "n/a")
-        for x in conc.params("concurrency_shared"):
-            text, _ = _ratio_row(
-                conc.all("concurrency_shared", "volatile", x,
-                         "pairs_per_s"),
-                conc.all("concurrency_shared", "ashmem", x, "pairs_per_s"),
-                True, 1.0, False)
-            row(f"5. {x:g} thread(s) pinning slices of one shared region, "
-                "pairs/s, volatile / ashmem", text, "(reported)", "n/a")
     if not rows:
         return
     w("### The shared engine's targets (issue 26)\n")
