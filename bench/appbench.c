@@ -737,17 +737,27 @@ static void mgr_start(const struct params *p, struct mgr *m)
 	m->stop = stop[1];
 }
 
-static void mgr_stop(struct mgr *m)
+/*
+ * Stop the helper process @pid (the manager or the killer) through its
+ * pipe @stop and reap it; @what names it, @hint says what to suspect.
+ */
+static void helper_stop(pid_t pid, int stop, const char *what,
+			const char *hint)
 {
 	int status;
 
-	if (write(m->stop, "s", 1) != 1)
-		die("%s: cannot stop the manager: %m", prog);
-	waitpid(m->pid, &status, 0);
+	if (write(stop, "s", 1) != 1)
+		die("%s: cannot stop %s: %m", prog, what);
+	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		die("%s: the purge manager failed (status 0x%x)", prog,
-		    status);
-	close(m->stop);
+		die("%s: %s failed (status 0x%x%s)", prog, what, status,
+		    hint);
+	close(stop);
+}
+
+static void mgr_stop(struct mgr *m)
+{
+	helper_stop(m->pid, m->stop, "the purge manager", "");
 	unlink(MGR_SOCK);
 }
 
@@ -784,15 +794,7 @@ static void killer_start(struct killer *k, struct app *apps, long n)
 
 static void killer_stop(struct killer *k)
 {
-	int status;
-
-	if (write(k->stop, "s", 1) != 1)
-		die("%s: cannot stop lmkd: %m", prog);
-	waitpid(k->pid, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		die("%s: lmkd failed (status 0x%x; PSI triggers?)", prog,
-		    status);
-	close(k->stop);
+	helper_stop(k->pid, k->stop, "lmkd", "; PSI triggers?");
 }
 
 /* Count the kill of @a (reaped): lmkd's or the kernel's. */
