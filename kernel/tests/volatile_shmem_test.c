@@ -1391,6 +1391,39 @@ static void test_oom_256(void)
 	vr_oom_test(&oom_memfd, 256, "lab-vshmem/oom-hogs");
 }
 
+/*
+ * The same, with kswapd stalled for a second after each chunk it claims
+ * (debugfs volatile_kswapd_claim_delay_ms), as it is when its CPU is
+ * taken: the hogs find the rest purged or claimed and go to the OOM
+ * killer, which must not leave kswapd's chunk to kswapd.  It waited 5
+ * jiffies for it once, and the kill came with 2 MiB left (in CI, without
+ * the knob, 2-6 MiB, 1 run in 3).
+ */
+#define CLAIM_DELAY_DIR		"/sys/kernel/debug"
+#define CLAIM_DELAY_FILE	"volatile_kswapd_claim_delay_ms"
+
+static const struct vr_oom_engine oom_memfd_stalled = {
+	.name = "memfd, kswapd stalled 1 s per chunk",
+	.setup = oom_memfd_setup,
+	.held = oom_memfd_held,
+	.unmark = oom_memfd_unmark,
+	.teardown = oom_memfd_teardown,
+};
+
+static void test_oom_64_stalled(void)
+{
+	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "1000")) {
+		tap_result(false, "OOM ordering, %s, 64 MiB volatile: %s/%s: %s",
+			   oom_memfd_stalled.name, CLAIM_DELAY_DIR,
+			   CLAIM_DELAY_FILE, strerror(errno));
+		return;
+	}
+	vr_oom_test(&oom_memfd_stalled, 64, "lab-vshmem/oom-hogs");
+	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "0"))
+		tap_bail("cannot reset %s/%s: %s", CLAIM_DELAY_DIR,
+			 CLAIM_DELAY_FILE, strerror(errno));
+}
+
 static void test_seal_write_marks(void)
 {
 	test_seal_refuses_marks(F_SEAL_WRITE, "F_SEAL_WRITE");
@@ -1439,6 +1472,7 @@ static const struct vr_test suite[] = {
 	TEST(ioctl_pin, 3),
 	TEST(many_ranges, 1),
 	TEST(oom_64, 1),
+	TEST(oom_64_stalled, 1),
 	TEST(oom_256, 1),
 };
 
