@@ -3,7 +3,8 @@
 
 from .common import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
-from .app import acted, app_kills
+from .app import acted, app_kills, killer_text
+from .evidence import Evidence
 
 
 def kills(t, bench, b, x, metrics):
@@ -17,17 +18,20 @@ def kills(t, bench, b, x, metrics):
 APP_KILLS = ("oom_kills_bg", "oom_kills_fg")
 
 
-def answer(arch, data, w):
+def answer(arch, data, w, short):
     """The lab's question, answered from the tables of @arch.  Every
     comparison made here is one of a family corrected by Holm's method:
-    the text is written to @lines, then the adjusted p-values filled in."""
-    lines, h = [], Holm()
-    answer_lines(arch, data, lines.append, h)
-    for line in h.fill(lines):
+    the text is written to @lines, then the adjusted p-values filled in.
+    The conclusions drawn from them go to @short, for the first screen."""
+    lines, h, evid = [], Holm(), Evidence()
+    answer_lines(arch, data, lines.append, h, evid)
+    lines = h.fill([h.defer(evid.render)] + lines)
+    short(lines[0])
+    for line in lines[1:]:
         w(line)
 
 
-def answer_lines(arch, data, w, h):
+def answer_lines(arch, data, w, h, evid):
     pin, purge = Table(data["pin"]), Table(data["purge"])
     app, conc, share = Table(data[APP]), Table(data[CONC]), \
         Table(data[SHARE])
@@ -55,17 +59,28 @@ def answer_lines(arch, data, w, h):
             hv, hd = compare(h, h_(b), h_("memfd"), "above", "below")
             lv, ld = compare(h, lat(b), lat("memfd"), "longer than",
                              "shorter than")
+            where = f"{b} against memfd, Android's regime {swap}"
+            evid.medians("useful", f"hit rate, {where}", hv, hd, "above",
+                       "below", True)
+            evid.medians("useful", f"launch p50, {where}", lv, ld,
+                       "longer than", "shorter than", False)
+            ktext = fisher_text(h, k, n, mk, mn)
+            evid.counts("useful", f"runs with an OOM kill, {where}", k, n,
+                      mk, mn, ktext, True)
             w(f"- Android's regime {swap} (section 5): {b}'s apps have a "
               f"hit rate {hv} that of memfd, Android's libcutils today "
               f"({hd}), a launch p50 {lv} memfd's ({ld}), and OOM "
               f"kills in {runs} runs ({bg:g} background, {fg:g} "
               f"foreground) against memfd's {mruns} ({mbg:g} / {mfg:g}; "
-              f"{fisher_text(h, k, n, mk, mn)}).")
+              f"{ktext}).")
         k1, n1 = kills(app, APP, "volatile", x, APP_KILLS)
         k2, n2 = kills(app, APP, "ashmem", x, APP_KILLS)
+        ktext = fisher_text(h, k1, n1, k2, n2)
+        evid.counts("badly", f"runs with an OOM kill, volatile against "
+                  f"ashmem, Android's regime {swap}", k1, n1, k2, n2, ktext,
+                  True)
         w(f"- The same, volatile against ashmem: runs with an OOM kill "
-          f"{k1} of {n1} against {k2} of {n2} "
-          f"({fisher_text(h, k1, n1, k2, n2)}).")
+          f"{k1} of {n1} against {k2} of {n2} ({ktext}).")
     w("")
     gpoints = purge.params("purge_global")
     if gpoints:
@@ -78,14 +93,21 @@ def answer_lines(arch, data, w, h):
             p99 = {b: stall_values(purge, "purge_global", b, x,
                                    "stall_ms_p99")[0]
                    for b in ("volatile", "ashmem")}
+            ktext = fisher_text(h, kv, nv, ka, na)
+            where = f"global pressure, {x:g} MiB unpinned"
+            evid.counts("badly", f"foreground OOM-killed, volatile against "
+                      f"ashmem, {where}", kv, nv, ka, na, ktext, True)
             text = (f"- {x:g} MiB of unpinned data: the foreground was "
                     f"OOM-killed in {kv} of {nv} runs with volatile, {ka} "
                     f"of {na} with ashmem, {kn} of {nn} with anon "
-                    f"(volatile against ashmem: "
-                    f"{fisher_text(h, kv, nv, ka, na)})")
+                    f"(volatile against ashmem: {ktext})")
             if p99["volatile"] and p99["ashmem"]:
                 v, d = compare(h, p99["volatile"], p99["ashmem"],
                                "longer than", "shorter than")
+                evid.medians("badly", f"foreground stall p99 in runs "
+                           f"without a kill, volatile against ashmem, "
+                           f"{where}", v, d, "longer than", "shorter than",
+                           False)
                 text += (f"; in the runs without a kill ({len(p99['volatile'])}"
                          f" and {len(p99['ashmem'])}) volatile's stall p99 "
                          f"is {v} ashmem's ({d})")
@@ -103,6 +125,8 @@ def answer_lines(arch, data, w, h):
                                  conc.all(bench, b, lo, "pairs_per_s"))
         at = lambda b: conc.all(bench, b, hi, "pairs_per_s")
         v, d = compare(h, at("volatile"), at("ashmem"), "above", "below")
+        evid.medians("badly", f"pin/unpin throughput at {hi:g} threads, "
+                   "volatile against ashmem", v, d, "above", "below", True)
         w(f"- One global mutex (section 6): from {lo:g} to {hi:g} threads "
           f"ashmem's throughput scales {sc('ashmem')}x, volatile's "
           f"{sc('volatile')}x; at {hi:g} threads volatile's is {v} "
@@ -112,27 +136,46 @@ def answer_lines(arch, data, w, h):
     mib = pick(purge.params("purge_reclaim"), 64)
     if mib is not None:
         g = lambda b: purge.get("purge_reclaim", b, mib, "purged_mib")
+        some = lambda b: purge.all("purge_reclaim", b, mib, "purged_mib")
+        kv = sum(1 for v in some("volatile") if not v > 0)
+        ka = sum(1 for v in some("ashmem") if not v > 0)
+        nv, na = len(some("volatile")), len(some("ashmem"))
+        ktext = fisher_text(h, kv, nv, ka, na)
+        evid.counts("badly", f"a child cgroup's memory.reclaim purging "
+                  f"nothing of {mib:g} MiB unpinned, volatile against "
+                  f"ashmem", kv, nv, ka, na, ktext, True)
         w(f"- A shrinker that is not memcg-aware (section 2): a cgroup's "
           f"memory.reclaim of {mib:g} MiB of unpinned data purges "
           f"{fmt(g('ashmem'))} MiB of ashmem's and {fmt(g('volatile'))} "
-          "MiB of volatile's (medians).")
+          f"MiB of volatile's (medians); it purged nothing in {ka} of "
+          f"{na} runs with ashmem, {kv} of {nv} with volatile ({ktext}).")
     for x in share.params(SHARE):
         done = lambda b: sum(1 for v in share.all(SHARE, b, x,
                                                   "hog_ok_producer")
                              if v == 1)
         n = lambda b: len(share.all(SHARE, b, x, "hog_ok_producer"))
         if share.all(SHARE, "ashmem", x, "hog_ok_producer"):
+            fail = lambda b: n(b) - done(b)
+            ktext = fisher_text(h, fail("volatile"), n("volatile"),
+                                fail("ashmem"), n("ashmem"))
+            evid.counts("badly", f"shared regions of {size_label(x)}: the "
+                      "hog under the producer's memory.max failing, "
+                      "volatile against ashmem", fail("volatile"),
+                      n("volatile"), fail("ashmem"), n("ashmem"), ktext,
+                      True)
             w(f"- Shared regions of {size_label(x)} under the producer's "
               f"memory.max (section 4): the hog completes in "
               f"{done('volatile')} of {n('volatile')} runs with volatile, "
-              f"{done('ashmem')} of {n('ashmem')} with ashmem "
-              f"({fisher_text(h, done('volatile'), n('volatile'), done('ashmem'), n('ashmem'))}), "
-              f"{done('memfd')} of {n('memfd')} with memfd.")
+              f"{done('ashmem')} of {n('ashmem')} with ashmem (failing: "
+              f"{ktext}), {done('memfd')} of {n('memfd')} with memfd.")
     gmib = pick(purge.params("purge_global"), 64)
     if gmib is not None:
         op = lambda b: purge.all("purge_global", b, gmib, "overpurge")
         v, d = compare(h, op("volatile"), op("ashmem"), "larger than",
                        "smaller than")
+        evid.medians("badly", f"over-purge under global pressure, "
+                   f"{gmib:g} MiB, volatile against ashmem", v, d,
+                   "larger than", "smaller than", False)
         w(f"- Over-purge under global pressure, {gmib:g} MiB (section 2; "
           f"purged / needed): {fmt(median(op('ashmem')))} for ashmem and "
           f"{fmt(median(op('volatile')))} for volatile (medians); "
@@ -148,6 +191,9 @@ def answer_lines(arch, data, w, h):
                                  "purge_mib_per_s")
         v, d = compare(h, th("volatile"), th("ashmem"), "faster than",
                        "slower than")
+        evid.medians("badly", f"purge throughput under root memory.reclaim, "
+                   f"{rmib:g} MiB, volatile against ashmem", v, d,
+                   "faster than", "slower than", True)
         better.append(("slower than", v,
                        f"- Purge throughput where both purge (root "
                        f"memory.reclaim, {rmib:g} MiB, section 2): "
@@ -158,6 +204,9 @@ def answer_lines(arch, data, w, h):
         pp = lambda b: pin.all("pin_size", b, x, "pair_ns_p50")
         v, d = compare(h, pp("volatile"), pp("ashmem"), "slower than",
                        "faster than")
+        evid.medians("badly", f"unpin + pin of a {size_label(x)} region, "
+                   "volatile against ashmem", v, d, "slower than",
+                   "faster than", False)
         better.append(("slower than", v,
                        f"- Unpin + pin of a {size_label(x)} region "
                        f"(section 1): volatile's pair is {v} ashmem's "
@@ -178,6 +227,9 @@ def answer_lines(arch, data, w, h):
             n, ev, pu, ok = acted(app, b, 0)
             k, nk = kills(app, APP, b, 0, APP_KILLS)
             if not ok:
+                evid.note("user", f"{b} did not act (trigger events in "
+                          f"{ev} of {n} runs, purged MiB in {pu}): not "
+                          "compared.")
                 w(f"- {b} (section 5, without swap) did not act: its "
                   f"manager had trigger events in {ev} of {n} runs and "
                   f"purged MiB in {pu} of {n} "
@@ -192,11 +244,14 @@ def answer_lines(arch, data, w, h):
             hv, hd = compare(h, hr("volatile"), hr(b), "above", "below")
             lv, ld = compare(h, lat("volatile"), lat(b), "longer than",
                              "shorter than")
+            ktext = fisher_text(h, kv, nv, k, nk)
+            evid.counts("user", f"runs with an OOM kill, volatile against "
+                      f"{b}, without swap", kv, nv, k, nk, ktext, True)
             w(f"- Against {b} (section 5, without swap; it acted in all "
               f"{n} runs): volatile's hit rate is {hv} its ({hd}), "
               f"volatile's launch p50 {lv} its ({ld}); OOM kills in {k} "
               f"of {nk} runs against volatile's {kv} of {nv} "
-              f"({fisher_text(h, kv, nv, k, nk)}); its manager saw "
+              f"({ktext}); its manager saw "
               f"{fmt(sum(app.all(APP, b, 0, 'mgr_events')))} trigger "
               f"events, purged "
               f"{fmt(sum(app.all(APP, b, 0, 'purged_mib')))} MiB in all "
@@ -218,6 +273,11 @@ def answer_lines(arch, data, w, h):
                     better = lo > 1 if more else hi < 1
                     worse = hi < 1 if more else lo > 1
                     tok = h.add(mwu_p(a, c))
+                    if k == "volatile":
+                        evid.add("user", better if better or worse else None,
+                               f"{what}, volatile against {b} "
+                               f"({fmt_ratio(a, c)}x, Holm-adjusted {tok})",
+                               tok, better or worse)
                     if better or worse:
                         found.append((better, tok,
                                       f"{what} vs {b} ({fmt_ratio(a, c)}x, "
@@ -252,10 +312,8 @@ def answer_lines(arch, data, w, h):
     w("- Real apps: the access traces are synthetic (Zipf, seeded), the "
       "images synthetic, the app count and sizes scaled to a 1 GiB "
       "guest; no recorded trace of a real device was replayed.")
-    w("- Android's own killer: there is no lmkd here; the kernel's OOM "
-      "killer takes apps when nothing else gives way. The userspace "
-      "model's manager purges on PSI (or sends trim levels) but kills "
-      "nothing, and its trigger settings are three of many.")
+    w(f"- Android's own killer. {killer_text(app)} The lab's PSI "
+      "manager's trigger settings are three of many.")
     w("- A PSI trigger that fires in time: in this regime a pressure "
       "episode starts and ends (by a purge or an OOM kill) within tens "
       "to hundreds of ms (section 5), and the events counted above say "

@@ -64,6 +64,23 @@ def app_points(t, metric):
                 yield swap, b, x
 
 
+def killer_text(t):
+    """Who kills apps in the runs of Table @t, from the benches it has."""
+    lmkd = sum(len(t.all("app_lmkd", b, x, "hit_rate"))
+               for x in t.params("app_lmkd")
+               for b in APP_BACKENDS + USER_BACKENDS)
+    if lmkd:
+        return (f"{lmkd} runs (bench app_lmkd) had the lmkd-like killer "
+                "beside the apps; this report does not compare them yet, "
+                "and in every run below the kernel's OOM killer is the "
+                "only killer.")
+    return ("No run had the lmkd-like killer (appbench --lmkd; "
+            "app_killers in bench/matrix.sh runs only the kernel's OOM "
+            "killer by default): the kernel's OOM killer is the only "
+            "killer (the userspace models purge or trim, they do not "
+            "kill).")
+
+
 def report_app(arch, rows, w):
     """Android's regime (appbench), when the run has it."""
     if not rows:
@@ -84,9 +101,8 @@ def report_app(arch, rows, w):
       "the launch latency) and works while its heap grows; the heap is "
       "freed when it leaves the foreground. An app the OOM killer took "
       "starts again, cold, when switched to. The parameters are in "
-      "`plan.txt`. There is no lmkd: the kernel's OOM killer is the only "
-      "killer (the userspace model below purges or trims, it does not "
-      "kill). memfd is Android's libcutils today (nothing purgeable).\n")
+      f"`plan.txt`. {killer_text(t)} memfd is Android's libcutils today "
+      "(nothing purgeable).\n")
     w("Per backend: hit rate, median [min-max]; launch p50 / max in ms "
       "of the median-p50 run (its other columns are that run's); cold "
       "launches (relaunches after a kill) and OOM kills, summed over the "

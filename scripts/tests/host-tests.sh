@@ -158,6 +158,36 @@ expect 1 'not ok .* every value finite \(1 inf or nan' \
 expect 1 'not ok .* 4000250 ns, is 8 of 8' \
 	"bench-report: check fails on timings quantised to a tick" -- \
 	"$py" "$br" check "$tmp/bench"
+# The answer in short: a verdict per question from what holds after
+# Holm's correction, losses listed as wins are.
+cat > "$tmp/evidence.py" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from bench_report.evidence import Evidence
+from bench_report.stats import Holm
+
+h, ev = Holm(), Evidence()
+# useful: one holding for, one nominal against; badly: one holding
+# against; user: nothing but a note.
+ev.add("useful", True, "win", h.add(0.001))
+ev.add("useful", False, "weak loss", h.add(0.04))
+ev.add("useful", None, "tie", h.add(0.5))
+ev.add("badly", False, "loss", h.add(0.0001))
+ev.note("user", "model X did not act")
+print(h.fill([h.defer(ev.render)])[0])
+PY
+expect 0 'useless\?\*\* Supported: 1 finding\(s\) hold for' \
+	"bench-report: a finding that holds after Holm supports its question" -- \
+	"$py" "$tmp/evidence.py" "$S"
+expect 0 'Against, nominal only: weak loss' \
+	"bench-report: a loss that does not hold is still listed" -- \
+	"$py" "$tmp/evidence.py" "$S"
+expect 0 'badly\?\*\* Contradicted: 1 finding\(s\) hold against' \
+	"bench-report: a loss that holds contradicts its question" -- \
+	"$py" "$tmp/evidence.py" "$S"
+expect 0 'model\?\*\* Not answered.*' \
+	"bench-report: a question without a comparison is not answered" -- \
+	"$py" "$tmp/evidence.py" "$S"
 # Android's regime: every backend, both swap settings, verified hits.
 { bench_csv
   for swap in 0 256; do
