@@ -147,6 +147,7 @@ struct stats {
 	uint64_t purge_all, errors;
 	uint64_t pageouts, pageout_purged, thread_rounds;
 	uint64_t cache_rounds, cache_intact, cache_purged;
+	uint64_t cache_filled;	/* chunks the tight cache filled at start */
 	uint64_t roomy_rounds, roomy_intact, roomy_purged, ash_cache_rounds;
 	uint64_t global_bursts, global_oom_kills;
 	uint64_t shm_rounds, shm_intact, shm_purged, shm_zero_fill;
@@ -504,6 +505,8 @@ static void cache_worker(uint64_t seed, bool roomy)
 		fill(p, c * chunk_pages, chunk_pages, gen[c]);
 		if (madvise(p + c * CHUNK, CHUNK, MADV_VOLATILE))
 			_exit(41);
+		if (!roomy)
+			ADD(cache_filled, 1);
 	}
 	while (!st->stop) {
 		size_t first;
@@ -1282,6 +1285,33 @@ static pid_t spawn(const struct role *role, uint64_t seed)
 #define REPORT(f, key) fprintf(f, "%s %llu\n", #key, \
 			       (unsigned long long)st->key)
 
+/*
+ * The state and kernel stack of @pid, as diagnostics: a worker that made
+ * no progress was asleep somewhere, and the stack says where.
+ */
+static void dump_task(pid_t pid, const char *what)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "State:", 6))
+			tap_diag("%s (pid %d) made no progress: %.*s", what, pid,
+				 (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	f = fopen(path, "r");
+	if (!f)
+		tap_diag("%s: %s", path, strerror(errno));
+	while (f && fgets(line, sizeof(line), f))
+		tap_diag("  %.*s", (int)strcspn(line, "\n"), line);
+	if (f)
+		fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t tight_max_events = 0, tight_oom_events = 0;
@@ -1317,6 +1347,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < (int)ARRAY_SIZE(roles); i++)
 		pids[i] = spawn(&roles[i], opts.seed * 4 + i + 1);
 	sleep(opts.seconds);
+	/* Where the tight cache is, if it never finished a round. */
+	for (i = 0; i < (int)ARRAY_SIZE(roles); i++)
+		if (roles[i].fn == tight_cache_worker && !st->cache_rounds)
+			dump_task(pids[i], "the cache under memory.max");
 	st->stop = 1;
 	for (i = 0; i < (int)ARRAY_SIZE(roles); i++) {
 		int status = 0;
@@ -1356,8 +1390,9 @@ int main(int argc, char **argv)
 		 THREADS, (unsigned long long)st->thread_rounds,
 		 (unsigned long long)st->pageouts,
 		 (unsigned long long)st->pageout_purged);
-	tap_diag("cache under memory.max %lu MiB: %llu rounds, %llu kept, %llu purged; memory.events max %llu, oom %llu",
-		 TIGHT_MAX / MIB, (unsigned long long)st->cache_rounds,
+	tap_diag("cache under memory.max %lu MiB: %llu of %d chunks filled at the start, %llu rounds, %llu kept, %llu purged; memory.events max %llu, oom %llu",
+		 TIGHT_MAX / MIB, (unsigned long long)st->cache_filled,
+		 CACHE_CHUNKS, (unsigned long long)st->cache_rounds,
 		 (unsigned long long)st->cache_intact,
 		 (unsigned long long)st->cache_purged,
 		 (unsigned long long)tight_max_events,
