@@ -1399,9 +1399,6 @@ static void test_oom_256(void)
  * jiffies for it once, and the kill came with 2 MiB left (in CI, without
  * the knob, 2-6 MiB, 1 run in 3).
  */
-#define CLAIM_DELAY_DIR		"/sys/kernel/debug"
-#define CLAIM_DELAY_FILE	"volatile_kswapd_claim_delay_ms"
-
 static const struct vr_oom_engine oom_memfd_stalled = {
 	.name = "memfd, kswapd stalled 1 s per chunk",
 	.setup = oom_memfd_setup,
@@ -1412,16 +1409,8 @@ static const struct vr_oom_engine oom_memfd_stalled = {
 
 static void test_oom_64_stalled(void)
 {
-	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "1000")) {
-		tap_result(false, "OOM ordering, %s, 64 MiB volatile: %s/%s: %s",
-			   oom_memfd_stalled.name, CLAIM_DELAY_DIR,
-			   CLAIM_DELAY_FILE, strerror(errno));
-		return;
-	}
-	vr_oom_test(&oom_memfd_stalled, 64, "lab-vshmem/oom-hogs");
-	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "0"))
-		tap_bail("cannot reset %s/%s: %s", CLAIM_DELAY_DIR,
-			 CLAIM_DELAY_FILE, strerror(errno));
+	vr_oom_test_kswapd_stalled(&oom_memfd_stalled, 64,
+				   "lab-vshmem/oom-hogs");
 }
 
 static void test_seal_write_marks(void)

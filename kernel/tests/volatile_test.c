@@ -1794,6 +1794,24 @@ static void test_oom_256(void)
 	vr_oom_test(&oom_anon, 256, "lab-volatile/oom-hogs");
 }
 
+/*
+ * The same with kswapd stalled for a second after each chunk of a range
+ * it claims: the OOM purge must not leave the range to it.
+ */
+static const struct vr_oom_engine oom_anon_stalled = {
+	.name = "anonymous, kswapd stalled 1 s per chunk",
+	.setup = oom_anon_setup,
+	.held = oom_anon_held,
+	.unmark = oom_anon_unmark,
+	.teardown = oom_anon_teardown,
+};
+
+static void test_oom_64_stalled(void)
+{
+	vr_oom_test_kswapd_stalled(&oom_anon_stalled, 64,
+				   "lab-volatile/oom-hogs");
+}
+
 #define RACE_SECONDS	5
 #define RACE_MIB	16
 
@@ -2029,6 +2047,7 @@ static const struct vr_test suite[] = {
 	TEST(zero_fill_split_report, 3),
 	TEST(random, 1),
 	TEST(oom_64, 1),
+	TEST(oom_64_stalled, 1),
 	TEST(oom_256, 1),
 	/* Last: a kernel that gets it wrong crashes. */
 	TEST(teardown_race, 3),

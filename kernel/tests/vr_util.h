@@ -93,6 +93,8 @@ struct vr_oom_engine {
 	int (*unmark)(struct vr_oom_data *d, struct vr_census *c);
 	/* Unmap and close whatever setup() made, even in part. */
 	void (*teardown)(struct vr_oom_data *d);
+	/* Why the kernel fails this case yet, or NULL: a failure is TODO. */
+	const char *known_failure;
 };
 
 /*
@@ -101,6 +103,13 @@ struct vr_oom_engine {
  */
 void vr_oom_test(const struct vr_oom_engine *engine, size_t mib,
 		 const char *hog_cgroup);
+/*
+ * vr_oom_test() with kswapd asleep for a second after each chunk it
+ * claims (debugfs volatile_kswapd_claim_delay_ms), as it is when its CPU
+ * is taken.
+ */
+void vr_oom_test_kswapd_stalled(const struct vr_oom_engine *engine,
+				size_t mib, const char *hog_cgroup);
 
 /* A test of a suite: its name, and how many results it reports. */
 struct vr_test {
