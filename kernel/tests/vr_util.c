@@ -909,9 +909,6 @@ out:
 	if (!out.started)
 		tap_result(false, "OOM ordering, %s, %zu MiB volatile: the hogs never started",
 			   e->name, mib);
-	else if (!ok && e->known_failure)
-		tap_xfail(e->known_failure, "OOM ordering, %s, %zu MiB volatile: every volatile page purged before the first OOM kill (%zu MiB left)",
-			  e->name, mib, left_pages * page_size / MIB);
 	else
 		tap_result(ok, "OOM ordering, %s, %zu MiB volatile: every volatile page purged before the first OOM kill (%zu MiB left)",
 			   e->name, mib, left_pages * page_size / MIB);

@@ -93,8 +93,6 @@ struct vr_oom_engine {
 	int (*unmark)(struct vr_oom_data *d, struct vr_census *c);
 	/* Unmap and close whatever setup() made, even in part. */
 	void (*teardown)(struct vr_oom_data *d);
-	/* Why the kernel fails this case yet, or NULL: a failure is TODO. */
-	const char *known_failure;
 };
 
 /*
