@@ -1399,18 +1399,9 @@ static void test_oom_256(void)
  * jiffies for it once, and the kill came with 2 MiB left (in CI, without
  * the knob, 2-6 MiB, 1 run in 3).
  */
-static const struct vr_oom_engine oom_memfd_stalled = {
-	.name = "memfd, kswapd stalled 1 s per chunk",
-	.setup = oom_memfd_setup,
-	.held = oom_memfd_held,
-	.unmark = oom_memfd_unmark,
-	.teardown = oom_memfd_teardown,
-};
-
 static void test_oom_64_stalled(void)
 {
-	vr_oom_test_kswapd_stalled(&oom_memfd_stalled, 64,
-				   "lab-vshmem/oom-hogs");
+	vr_oom_test_kswapd_stalled(&oom_memfd, 64, "lab-vshmem/oom-hogs");
 }
 
 static void test_seal_write_marks(void)

@@ -1798,18 +1798,9 @@ static void test_oom_256(void)
  * The same with kswapd stalled for a second after each chunk of a range
  * it claims: the OOM purge must not leave the range to it.
  */
-static const struct vr_oom_engine oom_anon_stalled = {
-	.name = "anonymous, kswapd stalled 1 s per chunk",
-	.setup = oom_anon_setup,
-	.held = oom_anon_held,
-	.unmark = oom_anon_unmark,
-	.teardown = oom_anon_teardown,
-};
-
 static void test_oom_64_stalled(void)
 {
-	vr_oom_test_kswapd_stalled(&oom_anon_stalled, 64,
-				   "lab-volatile/oom-hogs");
+	vr_oom_test_kswapd_stalled(&oom_anon, 64, "lab-volatile/oom-hogs");
 }
 
 #define RACE_SECONDS	5

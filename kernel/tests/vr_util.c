@@ -920,13 +920,19 @@ out:
 void vr_oom_test_kswapd_stalled(const struct vr_oom_engine *e, size_t mib,
 				const char *hog_cgroup)
 {
+	struct vr_oom_engine stalled = *e;
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s, kswapd stalled 1 s per chunk",
+		 e->name);
+	stalled.name = name;
 	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "1000")) {
 		tap_result(false, "OOM ordering, %s, %zu MiB volatile: %s/%s: %s",
-			   e->name, mib, CLAIM_DELAY_DIR, CLAIM_DELAY_FILE,
+			   name, mib, CLAIM_DELAY_DIR, CLAIM_DELAY_FILE,
 			   strerror(errno));
 		return;
 	}
-	vr_oom_test(e, mib, hog_cgroup);
+	vr_oom_test(&stalled, mib, hog_cgroup);
 	if (cg_write(CLAIM_DELAY_DIR, CLAIM_DELAY_FILE, "0"))
 		tap_bail("cannot reset %s/%s: %s", CLAIM_DELAY_DIR,
 			 CLAIM_DELAY_FILE, strerror(errno));
