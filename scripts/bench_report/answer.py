@@ -56,17 +56,14 @@ def answer_lines(arch, data, w, h, evid):
         for b in ("volatile", "ashmem"):
             runs, bg, fg = app_kills(app, b, x)
             k, n = kills(app, APP, b, x, APP_KILLS)
-            hv, hd = compare(h, h_(b), h_("memfd"), "above", "below")
-            lv, ld = compare(h, lat(b), lat("memfd"), "longer than",
-                             "shorter than")
             where = f"{b} against memfd, Android's regime {swap}"
-            evid.medians("useful", f"hit rate, {where}", hv, hd, "above",
-                       "below", True)
-            evid.medians("useful", f"launch p50, {where}", lv, ld,
-                       "longer than", "shorter than", False)
-            ktext = fisher_text(h, k, n, mk, mn)
-            evid.counts("useful", f"runs with an OOM kill, {where}", k, n,
-                      mk, mn, ktext, True)
+            hv, hd = evid.medians(h, "useful", f"hit rate, {where}", h_(b),
+                                  h_("memfd"), "above", "below", True)
+            lv, ld = evid.medians(h, "useful", f"launch p50, {where}",
+                                  lat(b), lat("memfd"), "longer than",
+                                  "shorter than", False)
+            ktext = evid.counts(h, "useful", f"runs with an OOM kill, "
+                                f"{where}", k, n, mk, mn, True)
             w(f"- Android's regime {swap} (section 5): {b}'s apps have a "
               f"hit rate {hv} that of memfd, Android's libcutils today "
               f"({hd}), a launch p50 {lv} memfd's ({ld}), and OOM "
@@ -75,10 +72,9 @@ def answer_lines(arch, data, w, h, evid):
               f"{ktext}).")
         k1, n1 = kills(app, APP, "volatile", x, APP_KILLS)
         k2, n2 = kills(app, APP, "ashmem", x, APP_KILLS)
-        ktext = fisher_text(h, k1, n1, k2, n2)
-        evid.counts("badly", f"runs with an OOM kill, volatile against "
-                  f"ashmem, Android's regime {swap}", k1, n1, k2, n2, ktext,
-                  True)
+        ktext = evid.counts(h, "badly", f"runs with an OOM kill, volatile "
+                            f"against ashmem, Android's regime {swap}", k1,
+                            n1, k2, n2, True)
         w(f"- The same, volatile against ashmem: runs with an OOM kill "
           f"{k1} of {n1} against {k2} of {n2} ({ktext}).")
     w("")
@@ -93,21 +89,20 @@ def answer_lines(arch, data, w, h, evid):
             p99 = {b: stall_values(purge, "purge_global", b, x,
                                    "stall_ms_p99")[0]
                    for b in ("volatile", "ashmem")}
-            ktext = fisher_text(h, kv, nv, ka, na)
             where = f"global pressure, {x:g} MiB unpinned"
-            evid.counts("badly", f"foreground OOM-killed, volatile against "
-                      f"ashmem, {where}", kv, nv, ka, na, ktext, True)
+            ktext = evid.counts(h, "badly", f"foreground OOM-killed, "
+                                f"volatile against ashmem, {where}", kv,
+                                nv, ka, na, True)
             text = (f"- {x:g} MiB of unpinned data: the foreground was "
                     f"OOM-killed in {kv} of {nv} runs with volatile, {ka} "
                     f"of {na} with ashmem, {kn} of {nn} with anon "
                     f"(volatile against ashmem: {ktext})")
             if p99["volatile"] and p99["ashmem"]:
-                v, d = compare(h, p99["volatile"], p99["ashmem"],
-                               "longer than", "shorter than")
-                evid.medians("badly", f"foreground stall p99 in runs "
-                           f"without a kill, volatile against ashmem, "
-                           f"{where}", v, d, "longer than", "shorter than",
-                           False)
+                v, d = evid.medians(h, "badly", f"foreground stall p99 in "
+                                    "runs without a kill, volatile against "
+                                    f"ashmem, {where}", p99["volatile"],
+                                    p99["ashmem"], "longer than",
+                                    "shorter than", False)
                 text += (f"; in the runs without a kill ({len(p99['volatile'])}"
                          f" and {len(p99['ashmem'])}) volatile's stall p99 "
                          f"is {v} ashmem's ({d})")
@@ -124,9 +119,10 @@ def answer_lines(arch, data, w, h, evid):
         sc = lambda b: fmt_ratio(conc.all(bench, b, hi, "pairs_per_s"),
                                  conc.all(bench, b, lo, "pairs_per_s"))
         at = lambda b: conc.all(bench, b, hi, "pairs_per_s")
-        v, d = compare(h, at("volatile"), at("ashmem"), "above", "below")
-        evid.medians("badly", f"pin/unpin throughput at {hi:g} threads, "
-                   "volatile against ashmem", v, d, "above", "below", True)
+        v, d = evid.medians(h, "badly", f"pin/unpin throughput at {hi:g} "
+                            "threads, volatile against ashmem",
+                            at("volatile"), at("ashmem"), "above", "below",
+                            True)
         w(f"- One global mutex (section 6): from {lo:g} to {hi:g} threads "
           f"ashmem's throughput scales {sc('ashmem')}x, volatile's "
           f"{sc('volatile')}x; at {hi:g} threads volatile's is {v} "
@@ -140,10 +136,10 @@ def answer_lines(arch, data, w, h, evid):
         kv = sum(1 for v in some("volatile") if not v > 0)
         ka = sum(1 for v in some("ashmem") if not v > 0)
         nv, na = len(some("volatile")), len(some("ashmem"))
-        ktext = fisher_text(h, kv, nv, ka, na)
-        evid.counts("badly", f"a child cgroup's memory.reclaim purging "
-                  f"nothing of {mib:g} MiB unpinned, volatile against "
-                  f"ashmem", kv, nv, ka, na, ktext, True)
+        ktext = evid.counts(h, "badly", f"a child cgroup's memory.reclaim "
+                            f"purging nothing of {mib:g} MiB unpinned, "
+                            "volatile against ashmem", kv, nv, ka, na,
+                            True)
         w(f"- A shrinker that is not memcg-aware (section 2): a cgroup's "
           f"memory.reclaim of {mib:g} MiB of unpinned data purges "
           f"{fmt(g('ashmem'))} MiB of ashmem's and {fmt(g('volatile'))} "
@@ -156,13 +152,12 @@ def answer_lines(arch, data, w, h, evid):
         n = lambda b: len(share.all(SHARE, b, x, "hog_ok_producer"))
         if share.all(SHARE, "ashmem", x, "hog_ok_producer"):
             fail = lambda b: n(b) - done(b)
-            ktext = fisher_text(h, fail("volatile"), n("volatile"),
-                                fail("ashmem"), n("ashmem"))
-            evid.counts("badly", f"shared regions of {size_label(x)}: the "
-                      "hog under the producer's memory.max failing, "
-                      "volatile against ashmem", fail("volatile"),
-                      n("volatile"), fail("ashmem"), n("ashmem"), ktext,
-                      True)
+            ktext = evid.counts(h, "badly", f"shared regions of "
+                                f"{size_label(x)}: the hog under the "
+                                "producer's memory.max failing, volatile "
+                                "against ashmem", fail("volatile"),
+                                n("volatile"), fail("ashmem"),
+                                n("ashmem"), True)
             w(f"- Shared regions of {size_label(x)} under the producer's "
               f"memory.max (section 4): the hog completes in "
               f"{done('volatile')} of {n('volatile')} runs with volatile, "
@@ -171,11 +166,10 @@ def answer_lines(arch, data, w, h, evid):
     gmib = pick(purge.params("purge_global"), 64)
     if gmib is not None:
         op = lambda b: purge.all("purge_global", b, gmib, "overpurge")
-        v, d = compare(h, op("volatile"), op("ashmem"), "larger than",
-                       "smaller than")
-        evid.medians("badly", f"over-purge under global pressure, "
-                   f"{gmib:g} MiB, volatile against ashmem", v, d,
-                   "larger than", "smaller than", False)
+        v, d = evid.medians(h, "badly", f"over-purge under global "
+                            f"pressure, {gmib:g} MiB, volatile against "
+                            "ashmem", op("volatile"), op("ashmem"),
+                            "larger than", "smaller than", False)
         w(f"- Over-purge under global pressure, {gmib:g} MiB (section 2; "
           f"purged / needed): {fmt(median(op('ashmem')))} for ashmem and "
           f"{fmt(median(op('volatile')))} for volatile (medians); "
@@ -189,11 +183,10 @@ def answer_lines(arch, data, w, h, evid):
     if rmib is not None:
         th = lambda b: purge.all("purge_rootreclaim", b, rmib,
                                  "purge_mib_per_s")
-        v, d = compare(h, th("volatile"), th("ashmem"), "faster than",
-                       "slower than")
-        evid.medians("badly", f"purge throughput under root memory.reclaim, "
-                   f"{rmib:g} MiB, volatile against ashmem", v, d,
-                   "faster than", "slower than", True)
+        v, d = evid.medians(h, "badly", f"purge throughput under root "
+                            f"memory.reclaim, {rmib:g} MiB, volatile "
+                            "against ashmem", th("volatile"), th("ashmem"),
+                            "faster than", "slower than", True)
         better.append(("slower than", v,
                        f"- Purge throughput where both purge (root "
                        f"memory.reclaim, {rmib:g} MiB, section 2): "
@@ -202,11 +195,10 @@ def answer_lines(arch, data, w, h, evid):
     if sizes:
         x = min(sizes)
         pp = lambda b: pin.all("pin_size", b, x, "pair_ns_p50")
-        v, d = compare(h, pp("volatile"), pp("ashmem"), "slower than",
-                       "faster than")
-        evid.medians("badly", f"unpin + pin of a {size_label(x)} region, "
-                   "volatile against ashmem", v, d, "slower than",
-                   "faster than", False)
+        v, d = evid.medians(h, "badly", f"unpin + pin of a "
+                            f"{size_label(x)} region, volatile against "
+                            "ashmem", pp("volatile"), pp("ashmem"),
+                            "slower than", "faster than", False)
         better.append(("slower than", v,
                        f"- Unpin + pin of a {size_label(x)} region "
                        f"(section 1): volatile's pair is {v} ashmem's "
@@ -244,9 +236,9 @@ def answer_lines(arch, data, w, h, evid):
             hv, hd = compare(h, hr("volatile"), hr(b), "above", "below")
             lv, ld = compare(h, lat("volatile"), lat(b), "longer than",
                              "shorter than")
-            ktext = fisher_text(h, kv, nv, k, nk)
-            evid.counts("user", f"runs with an OOM kill, volatile against "
-                      f"{b}, without swap", kv, nv, k, nk, ktext, True)
+            ktext = evid.counts(h, "user", f"runs with an OOM kill, "
+                                f"volatile against {b}, without swap", kv,
+                                nv, k, nk, True)
             w(f"- Against {b} (section 5, without swap; it acted in all "
               f"{n} runs): volatile's hit rate is {hv} its ({hd}), "
               f"volatile's launch p50 {lv} its ({ld}); OOM kills in {k} "

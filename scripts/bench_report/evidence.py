@@ -3,9 +3,7 @@
 under the question it bears on, for or against, and a conclusion per
 question drawn from how many of them hold after Holm's correction."""
 
-import re
-
-from .stats import fisher_p
+from .stats import compare_test, fisher_test
 
 # The questions, each with the claim its findings are for or against.
 QUESTIONS = (
@@ -16,13 +14,6 @@ QUESTIONS = (
     ("user", "Does kernel-driven purging beat Android's userspace model?",
      "kernel purging beats the userspace model that acted"),
 )
-
-_TOKEN = re.compile(r"\0p\d+\0")
-
-
-def token_of(text):
-    """The Holm token (stats.Holm.add()) in @text."""
-    return _TOKEN.search(text).group(0)
 
 
 class Evidence:
@@ -41,33 +32,38 @@ class Evidence:
     def add(self, question, side, label, token, nominal=True):
         self.found.append((question, side, label, token, nominal))
 
-    def medians(self, question, label, verdict, detail, more, less,
-                more_is_for):
-        """A comparison of medians (stats.compare()): @verdict is
-        @more, @less or neither."""
+    def medians(self, h, question, label, a, b, more, less, more_is_for):
+        """Compare the medians of runs @a and @b (stats.compare_test() in
+        the Holm family @h), file the finding, and return (verdict,
+        detail) for the text."""
+        verdict, detail, token = compare_test(h, a, b, more, less)
         side = None
         if verdict == more:
             side = more_is_for
         elif verdict == less:
             side = not more_is_for
-        self.add(question, side, f"{label} ({detail})", token_of(detail))
+        self.add(question, side, f"{label} ({detail})", token)
+        return verdict, detail
 
-    def counts(self, question, label, k1, n1, k2, n2, text, fewer_is_for):
-        """k1 of n1 against k2 of n2 (stats.fisher_text() gave @text):
-        for the claim when the first has fewer, by @fewer_is_for."""
-        p = fisher_p(k1, n1, k2, n2)
+    def counts(self, h, question, label, k1, n1, k2, n2, fewer_is_for):
+        """Compare k1 of n1 against k2 of n2 (stats.fisher_test() in the
+        Holm family @h), file the finding, for the claim when the first
+        has fewer by @fewer_is_for, and return the test's text."""
+        text, p, token = fisher_test(h, k1, n1, k2, n2)
         side = None
         if n1 and n2 and k1 * n2 != k2 * n1:
             side = (k1 * n2 < k2 * n1) == fewer_is_for
         self.add(question, side,
                  f"{label} ({k1} of {n1} against {k2} of {n2}; {text})",
-                 token_of(text), p is not None and p < 0.05)
+                 token, p is not None and p < 0.05)
+        return text
 
     def render(self, hh):
         """The conclusions, once @hh (the section's Holm family) has every
         p-value."""
-        out = ["Each finding of the answer section below is filed under the question it bears on, "
-               "for or against its claim. A finding *holds* when its "
+        out = ["Each finding of the answer section below is filed "
+               "under the question it bears on, for or against its "
+               "claim. A finding *holds* when its "
                "difference (the 95% interval of a ratio of medians, or "
                "Fisher's exact test on counts of runs) survives Holm's "
                "correction across every comparison of the section "

@@ -152,20 +152,32 @@ class Holm:
         return sum(p is not None for p in self.ps)
 
 
-def fisher_text(h, k1, n1, k2, n2):
-    """"Fisher p = x, Holm p = y" of k1/n1 against k2/n2, registered in
-    the Holm family @h."""
+def fisher_test(h, k1, n1, k2, n2):
+    """("Fisher p = x, Holm p = y", p, Holm token) of k1/n1 against
+    k2/n2, registered in the Holm family @h."""
     p = fisher_p(k1, n1, k2, n2)
-    return f"Fisher's exact {fmt_p(p)}, Holm-adjusted {h.add(p)}"
+    token = h.add(p)
+    return f"Fisher's exact {fmt_p(p)}, Holm-adjusted {token}", p, token
+
+
+def fisher_text(h, k1, n1, k2, n2):
+    """The text of fisher_test()."""
+    return fisher_test(h, k1, n1, k2, n2)[0]
+
+
+def compare_test(h, a, b, more, less):
+    """(verdict, detail, Holm token) of the runs @a against @b: @more,
+    @less, "indistinguishable from" or "not comparable with" by whether
+    the 95% bootstrap interval of the ratio of medians excludes 1; the
+    detail is the ratio [interval], the Mann-Whitney U test's p and its
+    Holm-adjusted p in the family @h."""
+    p = mwu_p(a, b)
+    token = h.add(p)
+    return (verdict(a, b, more, less),
+            f"{fmt_ratio(a, b)}x; Mann-Whitney {fmt_p(p)}, Holm-adjusted "
+            f"{token}", token)
 
 
 def compare(h, a, b, more, less):
-    """(verdict, detail) of the runs @a against @b: @more, @less,
-    "indistinguishable from" or "not comparable with" by whether the 95%
-    bootstrap interval of the ratio of medians excludes 1; the detail is
-    the ratio [interval], the Mann-Whitney U test's p and its Holm-
-    adjusted p in the family @h."""
-    p = mwu_p(a, b)
-    return (verdict(a, b, more, less),
-            f"{fmt_ratio(a, b)}x; Mann-Whitney {fmt_p(p)}, Holm-adjusted "
-            f"{h.add(p)}")
+    """(verdict, detail) of compare_test()."""
+    return compare_test(h, a, b, more, less)[:2]
