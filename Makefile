@@ -50,7 +50,7 @@ endif
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
 	guest-progs rootfs run shell check unit lint bench stress clean distclean \
-	fresh-check vm-selftests aosp-ashmem-test lava lava-run
+	fresh-check vm-selftests aosp-ashmem-test lava lava-run lava-kernel
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
@@ -71,6 +71,7 @@ help:
 	@echo '  make lava [LAVA_URL=URL] [LAVA_BENCH_MODE=quick|full]'
 	@echo '                      LAVA jobs (qemu and Khadas VIM3) for every suite and'
 	@echo '                      benchmark family in build/lava/jobs (lava/README.md)'
+	@echo '  make lava-kernel    the board jobs'"'"' kernel and DTB (Khadas VIM3)'
 	@echo '  make lava-run [LAVA_SUITE=volatile_trace_test] [LAVA_FAMILY=share|all|none]'
 	@echo '                      run the qemu jobs with the real lava-dispatcher here,'
 	@echo '                      import their results into the lab'"'"'s TAP and CSV'
@@ -185,13 +186,15 @@ aosp-ashmem-test: kernel rootfs headers
 
 # make lava ARCH=arm64: LAVA job definitions (scripts/lava-jobs.py) for the
 # built Image and initramfs, which a lab serves at LAVA_URL (Image,
-# initramfs.cpio.gz, meson-g12b-a311d-khadas-vim3.dtb); file:// URLs of
+# initramfs.cpio.gz, and the board kernel of make lava-kernel as
+# vim3/Image and vim3/meson-g12b-a311d-khadas-vim3.dtb); file:// URLs of
 # the build when LAVA_URL is empty.  Builds nothing.  See lava/README.md.
 LAVA_URL ?=
 LAVA_BENCH_MODE ?= quick
 LAVA_SUITE ?= volatile_trace_test
 LAVA_FAMILY ?= share
 LAVA_JOBS := $(LAB_BUILD)/lava/jobs
+LAVA_BOARD_OUT := $(LAB_BUILD)/kernel/arm64-vim3/arch/arm64/boot
 lava:
 	@test "$(ARCH)" = arm64 || { echo 'lava: ARCH=arm64 only' >&2; exit 2; }
 	$(DEPS) lava
@@ -200,7 +203,18 @@ lava:
 		--bench-mode $(LAVA_BENCH_MODE) \
 		--kernel-url $(or $(LAVA_URL),file://$(LAB_BUILD)/kernel/arm64/arch/arm64/boot)/Image \
 		--ramdisk-url $(or $(LAVA_URL),file://$(LAB_BUILD)/rootfs/arm64)/initramfs.cpio.gz \
-		--dtb-url $(or $(LAVA_URL),file://$(LAB_BUILD)/lava)/meson-g12b-a311d-khadas-vim3.dtb
+		--board-kernel-url $(or $(LAVA_URL:%=%/vim3),file://$(LAVA_BOARD_OUT))/Image \
+		--dtb-url $(or $(LAVA_URL:%=%/vim3),file://$(LAVA_BOARD_OUT)/dts/amlogic)/meson-g12b-a311d-khadas-vim3.dtb
+
+# make lava-kernel ARCH=arm64: the kernel of the board jobs, the series
+# with kernel/config/board-vim3.config, and its DTB, in
+# build/kernel/arm64-vim3 (arch/arm64/boot/Image and
+# arch/arm64/boot/dts/amlogic/meson-g12b-a311d-khadas-vim3.dtb).
+lava-kernel:
+	@test "$(ARCH)" = arm64 || { echo 'lava-kernel: ARCH=arm64 only' >&2; exit 2; }
+	$(MAKE) -s kernel-tree
+	$(DEPS) cross-arm64
+	LAB_KERNEL_BOARD=vim3 $(S)/kernel-build.sh arm64 0 image
 
 # make lava-run ARCH=arm64: the qemu jobs of one suite and one quick
 # benchmark family run by the real lava-dispatcher on this machine

@@ -49,8 +49,12 @@ group_packages()
 	# dispatcher (lava-run) and client (lavacli); lava-server's device-type
 	# templates are unpacked from its .deb, never installed (it wants a
 	# database), by scripts/lava-lib.sh; cpio: the dispatcher adds its test
-	# overlay to the initramfs with it.
-	lava) echo lava-common lava-dispatcher lavacli python3-yaml python3-jinja2 cpio ;;
+	# overlay to the initramfs with it.  A board's U-Boot tftp job needs
+	# what a LAVA worker has: a tftp directory (tftpd-hpa), mkimage
+	# (u-boot-tools) and the console command of the lab's device
+	# dictionary (telnet, as to ser2net).
+	lava) echo lava-common lava-dispatcher lavacli python3-yaml python3-jinja2 cpio \
+		tftpd-hpa u-boot-tools telnet ;;
 	# make fresh-check: a pristine Debian root, entered with chroot.
 	fresh) echo mmdebstrap git ;;
 	all)

@@ -11,6 +11,11 @@
 # tree (kernel-tree.sh baseline) into build/kernel/<arch>-baseline, release
 # 6.1.N-vl-baseline; options only the series defines are left out of the
 # fragments (they cannot exist there) and every other one is checked.
+#
+# With LAB_KERNEL_BOARD=B (arm64, not debug) the fragment
+# kernel/config/board-B.config is added and the image step also builds the
+# DTB its "# dtb: PATH" line names, into build/kernel/<arch>-B: a kernel
+# for a real board (make lava-kernel), release the same as the QEMU one.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +33,18 @@ check_debug "$debug"
 out=$(kernel_out_dir "$arch" "$debug")
 fragments="$LAB_TOP/kernel/config/base.config $LAB_TOP/kernel/config/$arch.config"
 [ "$debug" = 1 ] && fragments="$fragments $LAB_TOP/kernel/config/debug.config"
+board_dtb=
+if [ -n "${LAB_KERNEL_BOARD:-}" ]; then
+	board_config=$LAB_TOP/kernel/config/board-$LAB_KERNEL_BOARD.config
+	[ -f "$board_config" ] ||
+		die "unknown board '$LAB_KERNEL_BOARD' (no ${board_config#"$LAB_TOP"/})"
+	if [ "$arch" != arm64 ] || [ "$debug" != 0 ]; then
+		die "board kernels are arm64 and not debug (board $LAB_KERNEL_BOARD)"
+	fi
+	board_dtb=$(sed -n 's/^# dtb: *//p' "$board_config")
+	[ -n "$board_dtb" ] || die "${board_config#"$LAB_TOP"/} names no '# dtb:'"
+	fragments="$fragments $board_config"
+fi
 
 if [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
 	src=$(baseline_src_dir)
@@ -93,7 +110,7 @@ build_image()
 	x86_64) target=bzImage ;;
 	esac
 	log "building $(variant_name "$arch" "$debug") kernel (series $id)"
-	kmake -j"$(jobs)" "$target"
+	kmake -j"$(jobs)" "$target" ${board_dtb:+"$board_dtb"}
 	kmake -s kernelrelease > "$out/lab-release"
 	log "built $(kernel_image "$arch" "$debug") ($(cat "$out/lab-release"))"
 }

@@ -4,7 +4,8 @@
 benchmarks (make lava).
 
 usage: lava-jobs.py --out DIR --kernel-url URL --ramdisk-url URL
-                    [--dtb-url URL] [--initramfs FILE] [--release R]
+                    [--board-kernel-url URL] [--dtb-url URL]
+                    [--initramfs FILE] [--release R]
                     [--suites S,S...] [--families F,F...]
                     [--bench-mode quick|full] [--device-types T,T...]
 
@@ -13,8 +14,10 @@ family (bench-<family>-<type>.yaml), for each device type:
   qemu                         LAVA's qemu device type, arch arm64: the lab's
                                Image and initramfs, -M virt -cpu cortex-a72,
                                as make check boots them
-  meson-g12b-a311d-khadas-vim3 a Khadas VIM3 board: Image, DTB and the
-                               initramfs over tftp, booted by U-Boot
+  meson-g12b-a311d-khadas-vim3 a Khadas VIM3 board: Image (the board
+                               kernel's, --board-kernel-url, default the
+                               --kernel-url one), DTB and the initramfs
+                               over tftp, booted by U-Boot
 The suites are the *_test programs of the initramfs (--initramfs, default
 the lab's arm64 build); the test definitions are inline, made of
 lava/suite.sh and lava/bench.sh.  Run with /usr/bin/python3 (Debian's
@@ -142,7 +145,7 @@ def job(a, dtype, name, test, minutes, metadata):
         deploy = {"deploy": {
             "to": "tftp",
             "timeout": {"minutes": 5},
-            "kernel": {"url": a.kernel_url, "type": "image"},
+            "kernel": {"url": a.board_kernel_url, "type": "image"},
             "dtb": {"url": a.dtb_url},
             "ramdisk": {"url": a.ramdisk_url, "compression": "gz",
                         "format": "cpio.newc", "overlays": {"lava": True}},
@@ -171,6 +174,7 @@ def parse_args():
     p.add_argument("--out")
     p.add_argument("--kernel-url")
     p.add_argument("--ramdisk-url")
+    p.add_argument("--board-kernel-url", default="")
     p.add_argument("--dtb-url", default="")
     p.add_argument("--initramfs",
                    default=os.path.join(BUILD, "rootfs/arm64/initramfs.cpio.gz"))
@@ -184,6 +188,7 @@ def parse_args():
     for opt in ("out", "kernel_url", "ramdisk_url"):
         if not getattr(a, opt):
             usage_error(f"--{opt.replace('_', '-')} is required")
+    a.board_kernel_url = a.board_kernel_url or a.kernel_url
     a.device_types = a.device_types.split(",")
     for t in a.device_types:
         if t not in DEVICE_TYPES:

@@ -38,10 +38,14 @@ check_debug()
 
 # variant_name ARCH DEBUG: the build directory name of one kernel variant.
 # LAB_KERNEL_BASELINE=1 names the kernel built without the series
-# (make vm-selftests): <arch>-baseline.
+# (make vm-selftests): <arch>-baseline.  LAB_KERNEL_BOARD=B names the
+# kernel for board B (kernel/config/board-B.config, make lava-kernel):
+# <arch>-B.
 variant_name()
 {
-	if [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
+	if [ -n "${LAB_KERNEL_BOARD:-}" ]; then
+		printf '%s-%s\n' "$1" "$LAB_KERNEL_BOARD"
+	elif [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
 		printf '%s-baseline%s\n' "$1" "${2#0}"
 	elif [ "$2" = 1 ]; then
 		printf '%s-debug\n' "$1"

@@ -98,6 +98,14 @@ expect 2 "unknown ARCH 'bogus'" "make bench: an unknown ARCH is refused" -- \
 	make -s -C "$top" ARCH=bogus bench
 expect 1 "unknown mode 'slow'" "bench.sh: an unknown mode is refused" -- \
 	"$S/bench.sh" arm64 slow
+expect 1 "unknown board 'nosuch' .no kernel/config/board-nosuch.config" \
+	"kernel-build.sh: an unknown board is refused, named" -- \
+	env LAB_KERNEL_BOARD=nosuch "$S/kernel-build.sh" arm64 0 config
+expect 1 "board kernels are arm64 and not debug" \
+	"kernel-build.sh: a debug board kernel is refused" -- \
+	env LAB_KERNEL_BOARD=vim3 "$S/kernel-build.sh" arm64 1 config
+expect 2 "lava-kernel: ARCH=arm64 only" "make lava-kernel: x86_64 is refused" -- \
+	make -s -C "$top" ARCH=x86_64 lava-kernel
 
 expect 1 "SECONDS must be a positive integer, not '10m'" \
 	"stress.sh: a bad duration is refused" -- "$S/stress.sh" arm64 1 10m

@@ -56,6 +56,7 @@ ok "$([ -f "$templates/qemu-aarch64.jinja2" ]; echo $?)" \
 art=$tmp/artifacts
 mkdir -p "$art"
 printf 'Image\n' > "$art/Image"
+printf 'Image for the VIM3\n' > "$art/Image-vim3"
 printf 'dtb\n' > "$art/meson-g12b-a311d-khadas-vim3.dtb"
 initramfs=$(rootfs_image arm64)
 args=()
@@ -71,11 +72,15 @@ expect 0 ' jobs in ' "lava-jobs.py writes the jobs" -- \
 	"$py" "$S/lava-jobs.py" --out "$jobs" "${args[@]}" \
 	--kernel-url "file://$art/Image" \
 	--ramdisk-url "file://$art/initramfs.cpio.gz" \
+	--board-kernel-url "file://$art/Image-vim3" \
 	--dtb-url "file://$art/meson-g12b-a311d-khadas-vim3.dtb"
 nq=$(find "$jobs" -name '*-qemu.yaml' | wc -l)
 nb=$(find "$jobs" -name '*-meson-g12b-a311d-khadas-vim3.yaml' | wc -l)
 ok "$([ "$nq" -ge 7 ] && [ "$nq" = "$nb" ]; echo $?)" \
 	"every suite and benchmark family has a qemu and a Khadas VIM3 job ($nq and $nb)"
+ok "$(grep -q "url: file://$art/Image-vim3$" "$jobs/bench-pin-meson-g12b-a311d-khadas-vim3.yaml" &&
+	grep -q "url: file://$art/Image$" "$jobs/bench-pin-qemu.yaml"; echo $?)" \
+	"the board jobs boot the board kernel, the qemu jobs the QEMU one"
 for fam in pin purge cache share concurrency app; do
 	[ -f "$jobs/bench-$fam-qemu.yaml" ] || echo "# no job for family $fam"
 done
@@ -118,6 +123,33 @@ for job in "$suite_job" "$jobs/bench-share-qemu.yaml"; do
 		lava-run --validate --job-id 1 --output-dir "$tmp/lava-run" \
 		--device "$tmp/device.yaml" "$job"
 done
+
+# --- the board: a lab's device dictionary and lava-run --validate ---------
+# The dispatcher checks a U-Boot tftp job against a worker's tools: the
+# tftp directory (tftpd-hpa's /etc/default/tftpd-hpa), mkimage (u-boot-tools)
+# and the dictionary's console command (telnet), all from deps.sh lava.
+board=$top/lava/devices/meson-g12b-a311d-khadas-vim3.jinja2
+board_suite=${suite_job%-qemu.yaml}-meson-g12b-a311d-khadas-vim3.yaml
+expect 0 '' "lava-device.py renders the lab's VIM3 device dictionary (LAVA's device schema)" -- \
+	"$py" "$S/lava-device.py" "$templates" "$board" "$board_suite"
+cp "$tmp/out" "$tmp/board.yaml"
+ok "$(grep -q '^  booti:' "$tmp/board.yaml" && grep -q 'console=ttyAML0' "$tmp/board.yaml"; echo $?)" \
+	"the rendered VIM3 boots the Image with booti, console on ttyAML0"
+for job in "$board_suite" "$jobs/bench-share-meson-g12b-a311d-khadas-vim3.yaml"; do
+	expect 0 '"msg": "Job finished correctly"' \
+		"lava-run --validate: $(basename "$job")" -- \
+		lava-run --validate --job-id 3 --output-dir "$tmp/lava-run" \
+		--device "$tmp/board.yaml" "$job"
+done
+sed '/^      url: .*meson-g12b-a311d-khadas-vim3.dtb$/s/url: .*/url: file:\/\/\/nonexistent.dtb/' \
+	"$board_suite" > "$tmp/board-no-dtb.yaml"
+expect 1 "Image file '/nonexistent.dtb' does not exist or is not readable" \
+	"lava-run --validate: a board job whose DTB does not exist fails with LAVA's message" -- \
+	lava-run --validate --job-id 4 --output-dir "$tmp/lava-run" \
+	--device "$tmp/board.yaml" "$tmp/board-no-dtb.yaml"
+expect 1 'cannot read device dictionary' \
+	"lava-device.py: a missing device dictionary is an error" -- \
+	"$py" "$S/lava-device.py" "$templates" "$tmp/none.jinja2"
 
 # --- malformed jobs fail with LAVA's own messages -------------------------
 sed '/^visibility:/d' "$suite_job" > "$tmp/no-visibility.yaml"
