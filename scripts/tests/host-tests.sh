@@ -218,6 +218,18 @@ sed 's/^volatile,app,swap_mib=0,0,verify_failures/volatile,app,swap_mib=0,2,veri
 expect 1 "not ok .* apps' cache hits verified byte for byte: 2 failures" \
 	"bench-report: check fails on an app's verification failure" -- \
 	"$py" "$br" check "$tmp/bench"
+{ cat "$tmp/bench/app.good"
+  echo "volatile,app,swap_mib=0,100,requests,count,1"
+  echo "volatile,app,swap_mib=0,20,requests_lost,count,1"
+  echo "volatile,app,swap_mib=0,0.4,hit_rate_all,ratio,1"; } > "$tmp/bench/app.csv"
+expect 1 '^ok [0-9]* bench: the hit rate over all requests agrees' \
+	"bench-report: check accepts a consistent hit rate over all requests" -- \
+	"$py" "$br" check "$tmp/bench"
+sed -i 's/^volatile,app,swap_mib=0,0.4,hit_rate_all/volatile,app,swap_mib=0,0.6,hit_rate_all/' \
+	"$tmp/bench/app.csv"
+expect 1 'not ok .* over all requests 0.6, 20 of 100 lost' \
+	"bench-report: check fails on a hit rate over all requests above the hit rate" -- \
+	"$py" "$br" check "$tmp/bench"
 rm "$tmp/bench/app.csv" "$tmp/bench/app.good"
 cp "$tmp/bench/pin.good" "$tmp/bench/pin.csv"
 echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
