@@ -454,7 +454,7 @@ static double oom_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int read_oom_score_adj(void)
+int read_oom_score_adj(void)
 {
 	FILE *f = fopen("/proc/self/oom_score_adj", "re");
 	int adj = 0;

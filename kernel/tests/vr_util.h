@@ -108,6 +108,8 @@ void vr_oom_test(const struct vr_oom_engine *engine, size_t mib,
  */
 void vr_oom_test_kswapd_stalled(const struct vr_oom_engine *engine,
 				size_t mib, const char *hog_cgroup);
+/* This process's oom_score_adj; INT32_MIN when it cannot be read. */
+int read_oom_score_adj(void);
 
 /* A test of a suite: its name, and how many results it reports. */
 struct vr_test {
