@@ -58,11 +58,18 @@
  * 1 s, and the kernel's reclaim, wake it; its watermark and swap checks
  * decide; the highest oom_score_adj first);
  * its runs are bench "app_lmkd" instead of "app", and an app it kills
- * starts again cold like one the OOM killer took.
+ * starts again cold like one the OOM killer took.  --sweep marks a point
+ * of the regime sweep (bench/matrix.sh sweep): bench "app_sweep" without
+ * swap and "app_sweep_zram" with it ("app_lmkd_sweep..." with --lmkd),
+ * param "free_mib=F" instead of the swap.
+ *
+ * A run whose ballast the OOM killer took (every app was killed and
+ * memory was still short) writes only ballast_lost = 1 and exits with
+ * status 3: bench-matrix counts it as discarded, not failed.
  *
  *   appbench_<lib> --backend B --apps N --cache-mib C --object-kib S
  *        --fg-mib G --free-mib F --switches W --ops O [--launch L]
- *        [--lmkd] [--seed X] [--rep R] [--csv FILE]
+ *        [--lmkd] [--sweep] [--seed X] [--rep R] [--csv FILE]
  *
  * Rows (param "swap_mib=N": the swap there was, 0 or a zram device's
  * size): hit_rate (hits over the requests made), requests (the run's
@@ -145,6 +152,8 @@
 #include "zipf.h"
 
 #define MAX_APPS 16
+/* A run discarded because the ballast was lost (bench/matrix.sh). */
+#define EXIT_DISCARDED 3
 #define BLOBS 4
 #define ZIPF_S 0.9
 #define ADJ_FOREGROUND 0
@@ -177,6 +186,7 @@ struct params {
 	size_t object_size;
 	uint64_t seed;
 	bool lmkd;		/* run the low memory killer */
+	bool sweep;		/* a point of the regime sweep */
 };
 
 /* One app's counters, in memory shared with the parent (survives kills). */
@@ -206,7 +216,7 @@ struct app {
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--lmkd] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim, uchrome",
+	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--lmkd] [--sweep] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim, uchrome",
 		    prog, BACKEND_NAMES);
 }
 
@@ -838,7 +848,12 @@ static void cached_adjs(struct app *apps, long n)
 	}
 }
 
-static void run(const struct params *p, struct app_stats *stats,
+/*
+ * The run; false when the OOM killer took the ballast (every app was
+ * killed and memory was still short: the device had less than
+ * --free-mib for the apps), which discards it.
+ */
+static bool run(const struct params *p, struct app_stats *stats,
 		struct outcome *o, struct mgr *mgr, struct killer *killer)
 {
 	struct images im;
@@ -953,8 +968,9 @@ static void run(const struct params *p, struct app_stats *stats,
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
 	if (lost)
-		die("%s: the OOM killer took the %ld MiB ballast: the apps had less than --free-mib %ld; run discarded",
-		    prog, ballast_mib, p->free_mib);
+		fprintf(stderr, "%s: the OOM killer took the %ld MiB ballast: the apps had less than --free-mib %ld; run discarded\n",
+			prog, ballast_mib, p->free_mib);
+	return !lost;
 }
 
 /* Rows @name_p50, _p99 and _max of @s, if it has samples. */
@@ -1047,6 +1063,7 @@ int main(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'n' },
 		{ "launch", required_argument, NULL, 'l' },
 		{ "lmkd", no_argument, NULL, 'k' },
+		{ "sweep", no_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 'x' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
@@ -1054,7 +1071,7 @@ int main(int argc, char **argv)
 	};
 	struct params p = { .seed = 20261204, .launch = 8 };
 	const char *backend = NULL, *csv_path = NULL;
-	long rep = 1, cache_mib = 0, kib = 0, i, j, calm, planned;
+	long rep = 1, cache_mib = 0, kib = 0, i, j, calm, planned, swap_mib;
 	struct samples stalls = { 0 };
 	double purged, *stall_buf;
 	uint64_t some0, full0, some1, full1, t0, wall;
@@ -1062,7 +1079,7 @@ int main(int argc, char **argv)
 	struct outcome o = { 0 };
 	struct mgr mgr = { 0 };
 	struct killer killer = { 0 };
-	char param[32];
+	char param[32], bench[32];
 	struct csv csv;
 	int opt;
 
@@ -1100,6 +1117,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			p.lmkd = true;
+			break;
+		case 'S':
+			p.sweep = true;
 			break;
 		case 'x':
 			p.seed = parse_long("--seed", optarg, 0, 1L << 40);
@@ -1171,8 +1191,27 @@ int main(int argc, char **argv)
 		die("%s: oom_score_adj: %m", prog);
 	psi_memory(&some0, &full0);
 	purged = -kernel_purged_bytes(&p);
+	swap_mib = meminfo_kb("SwapTotal") / 1024;
+	snprintf(bench, sizeof(bench), "%s%s", p.lmkd ? "app_lmkd" : "app",
+		 !p.sweep ? "" : swap_mib ? "_sweep_zram" : "_sweep");
+	if (p.sweep)
+		snprintf(param, sizeof(param), "free_mib=%ld", p.free_mib);
+	else
+		snprintf(param, sizeof(param), "swap_mib=%ld", swap_mib);
 	t0 = now_ns();
-	run(&p, stats, &o, &mgr, &killer);
+	if (!run(&p, stats, &o, &mgr, &killer)) {
+		/*
+		 * Its numbers are not a run's, but that it happened is
+		 * data: one row, and the exit status bench-matrix counts
+		 * as a discarded run, not a failed one.
+		 */
+		if (csv_open(&csv, csv_path, backend, bench, rep))
+			die("%s: cannot open %s: %m", prog, csv_path);
+		csv_row(&csv, param, "ballast_lost", "count", 1);
+		if (csv_close(&csv))
+			die("%s: cannot write %s: %m", prog, csv_path);
+		return EXIT_DISCARDED;
+	}
 	wall = now_ns() - t0;
 	psi_memory(&some1, &full1);
 	purged += kernel_purged_bytes(&p) + mgr.st->purged_bytes;
@@ -1194,10 +1233,7 @@ int main(int argc, char **argv)
 	calm = sum.steps - stalls.n;
 	planned = p.switches * ((p.launch < p.objects ? p.launch : p.objects) +
 				p.ops);
-	snprintf(param, sizeof(param), "swap_mib=%ld",
-		 meminfo_kb("SwapTotal") / 1024);
-	if (csv_open(&csv, csv_path, backend, p.lmkd ? "app_lmkd" : "app",
-		     rep))
+	if (csv_open(&csv, csv_path, backend, bench, rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 	csv_row(&csv, param, "hit_rate", "ratio", sum.hits + sum.misses ?
 		(double)sum.hits / (sum.hits + sum.misses) : 0);

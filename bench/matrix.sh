@@ -1,8 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench-matrix quick|full|cpumax|rust OUTDIR: run the whole comparison
-# inside one guest boot (installed as /opt/lab/bin/bench-matrix); cpumax:
+# bench-matrix quick|full|cpumax|rust|sweep|sweep-quick OUTDIR: run the
+# whole comparison inside one guest boot (installed as
+# /opt/lab/bin/bench-matrix); sweep (sweep-quick: tiny): only Android's
+# regime, at several levels of free memory, without and with zram, for
+# every app backend and userspace model (rows in OUTDIR/sweep.csv), for
+# a boot of its own (make bench BENCH_SWEEP=1); cpumax:
 # only the points where the CPU model matters (madvfree's compare-and-swap
 # on pin, which faults without a hardware dirty bit), for a second boot
 # with another -cpu; rust: ashmem's points again, for a boot with
@@ -21,13 +25,13 @@ set -eu
 
 usage()
 {
-	echo "usage: bench-matrix quick|full|cpumax|rust OUTDIR" >&2
+	echo "usage: bench-matrix quick|full|cpumax|rust|sweep|sweep-quick OUTDIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
 mode=$1 out=$2
 case "$mode" in
-quick|full|cpumax|rust) ;;
+quick|full|cpumax|rust|sweep|sweep-quick) ;;
 *) usage ;;
 esac
 bin=/opt/lab/bin
@@ -49,7 +53,7 @@ export LAB_META_kernel LAB_META_series LAB_META_machine LAB_META_accel \
 	LAB_META_ram_mib LAB_META_cpus LAB_META_date
 
 backends="ashmem volatile anon memfd madvfree pinned dontneed"
-if [ "$mode" = quick ]; then
+if [ "$mode" = quick ] || [ "$mode" = sweep-quick ]; then
 	reps=1
 	sizes="4K 1M"
 	fragments="1 64"
@@ -61,6 +65,9 @@ if [ "$mode" = quick ]; then
 	big_purge_sizes=8
 	shares="4:64"
 	app_args="--apps 3 --cache-mib 4 --object-kib 256 --fg-mib 8 --free-mib 4 --switches 4 --ops 20"
+	sweep_free="6 8 12"
+	arena_mib=8
+	arena_ranges="1 4"
 	swaps="none zram"
 	workers="1 2"
 	region_counts="16 256"
@@ -90,6 +97,13 @@ else
 	# memory ends in OOM kills, purgeable memory must give way (at 32
 	# and 48 MiB the apps fit, or nearly, and nothing happens).
 	app_args="--apps 4 --cache-mib 16 --object-kib 256 --fg-mib 24 --free-mib 24 --switches 6 --ops 60"
+	# The regime sweep (mode sweep): from no room at all for the
+	# foreground's 24 MiB to room for it and most of the caches; 24,
+	# the headline point, is in the main run.
+	sweep_free="8 16 32 48"
+	# The arena: 64 MiB, half of it unpinned in 1, 4 or 16 ranges.
+	arena_mib=64
+	arena_ranges="1 4 16"
 	swaps="none zram"
 	workers="1 2 4"
 	region_counts="16 256 4096"
@@ -183,8 +197,27 @@ while [ "$mode" = rust ] && [ $rep -le $reps ]; do
 	done
 	rep=$((rep + 1))
 done
+# The regime sweep: the app regime's arguments but the free memory; 10
+# repetitions, so that each of the 10 backends takes
+# each place of its block once.
+while { [ "$mode" = sweep ] || [ "$mode" = sweep-quick ]; } &&
+      [ $rep -le $reps ]; do
+	seq=0
+	app_base=$(echo "$app_args" | sed 's/ --free-mib [0-9]*//')
+	for swap in $swaps; do
+		echo "@swap - $swap" >> "$plan"
+		for free in $sweep_free; do
+			seq=$((seq + 1))
+			for b in $(ordered $seq "$app_backends $user_backends"); do
+				echo "sweep appbench $b $app_base --free-mib $free --sweep --rep $rep" >> "$plan"
+			done
+		done
+	done
+	echo "@swap - none" >> "$plan"
+	rep=$((rep + 1))
+done
 case "$mode" in
-cpumax|rust) rep=$((reps + 1)) ;;
+cpumax|rust|sweep|sweep-quick) rep=$((reps + 1)) ;;
 esac
 while [ $rep -le $reps ]; do
 	seq=0
@@ -274,6 +307,16 @@ while [ $rep -le $reps ]; do
 		done
 	done
 	echo "@swap - none" >> "$plan"
+	# The arena (purgebench --ranges): partial unpins under global
+	# pressure, whole-range against page-granular purge; rows in
+	# arena.csv.  Last, so that the orders of the points before it are
+	# those of the plans before it.
+	for k in $arena_ranges; do
+		seq=$((seq + 1))
+		for b in $(ordered $seq "ashmem volatile anon madvfree"); do
+			echo "arena purgebench $b --mode global --mib $arena_mib --ranges $k --rep $rep" >> "$plan"
+		done
+	done
 	rep=$((rep + 1))
 done
 
@@ -328,10 +371,17 @@ while read -r family program backend args; do
 		left="estimating"
 	fi
 	echo "[$i/$total] $family: $backend $args (${elapsed}s, $left)"
+	rc=0
 	# shellcheck disable=SC2086 # args are words
-	if ! LAB_POS=$pos LAB_POS_BACKEND=$backend \
+	LAB_POS=$pos LAB_POS_BACKEND=$backend \
 		"$(prog "$program" "$backend")" --backend "$backend" $args \
-		--csv "$out/$family.csv" 2> "$out/last-error.txt"; then
+		--csv "$out/$family.csv" 2> "$out/last-error.txt" || rc=$?
+	if [ "$rc" = 3 ] && [ "$program" = appbench ]; then
+		# appbench's ballast was lost: a discarded run, counted in
+		# the CSV (ballast_lost), not a failure of the harness.
+		echo "  DISCARDED: $(cat "$out/last-error.txt")"
+		echo "$family $backend $args" >> "$out/discarded-runs.txt"
+	elif [ "$rc" != 0 ]; then
 		echo "  FAILED: $(cat "$out/last-error.txt")"
 		echo "$family $backend $args" >> "$out/failed-runs.txt"
 		failed=$((failed + 1))

@@ -17,7 +17,12 @@
  *   limit    under memory.max = N MiB + headroom, a foreground process
  *            in the same cgroup touches N MiB more in 1 MiB steps;
  *   global   no limit: the foreground touches what was free before the
- *            unpin + N/4 MiB.
+ *            unpin + N/4 MiB.  With --ranges K (the arena, bench
+ *            "purge_arena", param "ranges=K"): the region is unpinned
+ *            in K equal ranges with a pinned gap after each, half of it
+ *            in all, and the foreground touches what was free + a
+ *            quarter of that half: whether a backend purges a range
+ *            whole (ashmem) or page by page shows in the over-purge.
  * The foreground's per-step stall (p50, p99, p99.9, max), its total time
  * (from the first step, the onset of pressure, to the last), whether it
  * was OOM-killed, the pages found purged and the over-purge (purged /
@@ -33,7 +38,7 @@
  *
  *   purgebench_<lib> --backend B
  *                    --mode reclaim|rootreclaim|purgeall|punchhole|limit|global
- *                    --mib N [--rep R] [--csv FILE]
+ *                    --mib N [--ranges K] [--rep R] [--csv FILE]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -66,23 +71,48 @@ static const char *prog = "purgebench";
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --mode reclaim|rootreclaim|purgeall|punchhole|limit|global --mib N [--rep R] [--csv FILE]\n  backends: %s",
+	usage_error(prog, "usage: %s --backend B --mode reclaim|rootreclaim|purgeall|punchhole|limit|global --mib N [--ranges K] [--rep R] [--csv FILE]\n  backends: %s",
 		    prog, BACKEND_NAMES);
 }
 
-/* Pages of the region purged: pinned page by page (pinning all of it). */
-static size_t count_purged(struct region *r)
+/*
+ * The unpinned part of the region: @ranges ranges of @slice bytes, the
+ * i-th at 2 * i * @slice (one range of the whole region when @ranges is
+ * 0, as every mode but the arena has it).
+ */
+struct unpinned {
+	long ranges;
+	size_t slice;
+};
+
+static size_t unpinned_off(const struct unpinned *u, long i)
 {
-	size_t off, purged = 0;
+	return u->ranges ? 2 * i * u->slice : 0;
+}
+
+static long unpinned_count(const struct unpinned *u)
+{
+	return u->ranges ? u->ranges : 1;
+}
+
+/* Pages of the unpinned ranges purged: pinned page by page (all of it). */
+static size_t count_purged(struct region *r, const struct unpinned *u)
+{
+	size_t off, end, purged = 0;
+	long i;
 
 	if (r->backend == BACKEND_DONTNEED)
 		return r->len / page_size;
-	for (off = 0; off < r->len; off += page_size) {
-		int ret = region_pin(r, off, page_size);
+	for (i = 0; i < unpinned_count(u); i++) {
+		off = unpinned_off(u, i);
+		end = off + u->slice;
+		for (; off < end; off += page_size) {
+			int ret = region_pin(r, off, page_size);
 
-		if (ret < 0)
-			die("%s: pin: %m", prog);
-		purged += ret;
+			if (ret < 0)
+				die("%s: pin: %m", prog);
+			purged += ret;
+		}
 	}
 	return purged;
 }
@@ -253,6 +283,7 @@ int main(int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "mib", required_argument, NULL, 'n' },
+		{ "ranges", required_argument, NULL, 'k' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
@@ -260,7 +291,8 @@ int main(int argc, char **argv)
 	const char *backend = NULL, *mode = NULL, *csv_path = NULL;
 	char cg[CG_PATH_MAX], parent[CG_PATH_MAX], param[64], bench[32];
 	uint64_t ooms = 0, lazy0, vol0, t0, t1;
-	long mib = 0, rep = 1, fg_mib = 0, free_mib, resident;
+	long mib = 0, rep = 1, fg_mib = 0, free_mib, resident, i;
+	struct unpinned u = { 0 };
 	struct fg_counts fg0, fg1;
 	struct vtrace_sum trace;
 	struct stalls *st;
@@ -287,6 +319,9 @@ int main(int argc, char **argv)
 		case 'n':
 			mib = parse_long("--mib", optarg, 1, 4096);
 			break;
+		case 'k':
+			u.ranges = parse_long("--ranges", optarg, 1, 4096);
+			break;
 		case 'r':
 			rep = parse_long("--rep", optarg, 1, 1000);
 			break;
@@ -311,6 +346,17 @@ int main(int argc, char **argv)
 		usage_error(prog, "--mode punchhole takes --backend volatile or memfd, not '%s'",
 			    backend);
 	pressure = !strcmp(mode, "limit") || !strcmp(mode, "global");
+	if (u.ranges && strcmp(mode, "global"))
+		usage_error(prog, "--ranges takes --mode global, not '%s'",
+			    mode);
+	if (u.ranges && b == BACKEND_DONTNEED)
+		usage_error(prog, "--ranges: dontneed purges on unpin, there is no arena to compare");
+	/* Whole pages, 2 * ranges slices in the region. */
+	u.slice = u.ranges ? mib * MIB / (2 * u.ranges) / page_size * page_size
+			   : (size_t)mib * MIB;
+	if (!u.slice)
+		usage_error(prog, "--ranges %ld: %ld MiB has not a page for each",
+			    u.ranges, mib);
 
 	if (cg_create("lab-bench", parent, sizeof(parent)) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
@@ -337,12 +383,18 @@ int main(int argc, char **argv)
 	lazy0 = vmstat("pglazyfreed");
 	vol0 = vmstat("pgvolatile_purged");
 	t0 = now_ns();
-	if (region_unpin(&r, 0, r.len))
-		die("%s: unpin: %m", prog);
+	for (i = 0; i < unpinned_count(&u); i++)
+		if (region_unpin(&r, unpinned_off(&u, i), u.slice))
+			die("%s: unpin: %m", prog);
 	t1 = now_ns();
 
-	snprintf(bench, sizeof(bench), "purge_%s", mode);
-	snprintf(param, sizeof(param), "mib=%ld", mib);
+	if (u.ranges) {
+		snprintf(bench, sizeof(bench), "purge_arena");
+		snprintf(param, sizeof(param), "ranges=%ld", u.ranges);
+	} else {
+		snprintf(bench, sizeof(bench), "purge_%s", mode);
+		snprintf(param, sizeof(param), "mib=%ld", mib);
+	}
 	if (csv_open(&csv, csv_path, backend, bench, rep))
 		die("%s: cannot open %s: %m", prog, csv_path);
 
@@ -361,7 +413,7 @@ int main(int argc, char **argv)
 				die("%s: mincore: %m", prog);
 			purged = before - after;
 		} else {
-			purged = count_purged(&r);
+			purged = count_purged(&r, &u);
 		}
 		csv_row(&csv, param, "release_ms", "ms", (t1 - t0) / 1e6);
 		csv_row(&csv, param, "purged_mib", "MiB",
@@ -369,7 +421,8 @@ int main(int argc, char **argv)
 		csv_row(&csv, param, "purge_mib_per_s", "MiB/s",
 			(double)purged * page_size / MIB / ((t1 - t0) / 1e9));
 	} else {
-		fg_mib = !strcmp(mode, "limit") ? mib : free_mib + mib / 4;
+		fg_mib = !strcmp(mode, "limit") ? mib :
+			 free_mib + (long)(unpinned_count(&u) * u.slice / MIB) / 4;
 		room = room_bytes(mode, cg, mib);
 		st = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -389,10 +442,18 @@ int main(int argc, char **argv)
 		if (pid == 0)
 			foreground(fg_mib, st);
 		waitpid(pid, &status, 0);
-		/* First: what the kill left, before anything else runs. */
+		/*
+		 * First: what the kill left, before anything else runs.  The
+		 * arena's pinned gaps stay resident (no swap here): only the
+		 * unpinned ranges count.
+		 */
 		resident = region_resident(&r);
 		if (resident < 0)
 			resident_err = errno;
+		else if (u.ranges)
+			resident -= (r.len - u.ranges * u.slice) / page_size;
+		if (resident < 0 && !resident_err)
+			resident = 0;
 		if (traced)
 			vtrace_disable(&vt);
 		fg_counts_read(&fg1);
@@ -404,7 +465,10 @@ int main(int argc, char **argv)
 		}
 		killed = ooms || (WIFSIGNALED(status) &&
 				  WTERMSIG(status) == SIGKILL);
-		purged = count_purged(&r);
+		purged = count_purged(&r, &u);
+		if (u.ranges)
+			csv_row(&csv, param, "unpinned_mib", "MiB",
+				(double)u.ranges * u.slice / MIB);
 		csv_row(&csv, param, "stall_ms_p50", "ms", st->p50 / 1e6);
 		csv_row(&csv, param, "stall_ms_p99", "ms", st->p99 / 1e6);
 		csv_row(&csv, param, "stall_ms_p999", "ms", st->p999 / 1e6);

@@ -7,7 +7,9 @@
 # graphs.  full: into results/ARCH/, then results/README.md is generated
 # from every results/<arch>/ there is.  quick (BENCH_QUICK=1, and make
 # check): tiny sizes into build/bench/ARCH-quick/, then checked (TAP on
-# stdout is written to build/bench/ARCH-quick/check.tap).
+# stdout is written to build/bench/ARCH-quick/check.tap).  BENCH_SWEEP=1
+# adds a boot that runs Android's regime at several levels of free memory
+# (bench-matrix sweep, or sweep-quick): its rows go to sweep.csv.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +23,10 @@ quick) out=$LAB_BUILD/bench/$arch-quick timeout=900 ;;
 # 2026-12-04 (3800 runs); the guard leaves room, the hour is the target.
 full) out=$LAB_TOP/results/$arch timeout=4200 ;;
 *) die "unknown mode '$mode' (quick or full)" ;;
+esac
+case "${BENCH_SWEEP:-0}" in
+0|1) ;;
+*) die "BENCH_SWEEP must be 0 or 1, not '$BENCH_SWEEP'" ;;
 esac
 report=$LAB_TOP/scripts/bench-report.py
 # Debian's python3, which has python3-scipy and python3-numpy (deps.sh
@@ -65,7 +71,7 @@ new=$out.new
 rm -rf "$new"
 mkdir -p "$new"
 for f in pin.csv purge.csv cache.csv share.csv app.csv concurrency.csv \
-	 plan.txt failed-runs.txt run-seconds.csv; do
+	 arena.csv plan.txt failed-runs.txt discarded-runs.txt run-seconds.csv; do
 	[ ! -f "$run_dir/share/out/bench/$f" ] ||
 		cp "$run_dir/share/out/bench/$f" "$new/"
 done
@@ -85,6 +91,7 @@ grep -q '^bench-matrix: done' "$run_dir/share/job.log" 2>/dev/null &&
 
 # extra_boot NAME MATRIX_MODE BOOT_ARGS...: another boot of the same
 # kernel running bench-matrix MATRIX_MODE; its CSV go to $new/NAME/.
+# EXTRA_TIMEOUT: the boot's limit in seconds (900).
 extra_boot()
 {
 	local name=$1 matrix=$2 dir=$LAB_BUILD/runs/bench-$arch-$1 f
@@ -95,12 +102,20 @@ extra_boot()
 		echo "export LAB_META_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "bench-matrix $matrix /lab/out/bench"
 	} > "$dir/job"
-	"$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug 0 --mem 1024 \
-		--cpus 4 --timeout 900 --run-dir "$dir" --job "$dir/job" "$@" ||
-		die "the $name run failed; guest log in $dir"
+	# A matrix that ran to its end with failed runs is kept, as the
+	# main boot's is, and make bench fails at the end.
+	if ! "$LAB_TOP/scripts/boot.sh" --arch "$arch" --debug 0 --mem 1024 \
+		--cpus 4 --timeout "${EXTRA_TIMEOUT:-900}" --run-dir "$dir" \
+		--job "$dir/job" "$@"; then
+		grep -q '^bench-matrix: done' "$dir/share/job.log" 2>/dev/null ||
+			die "the $name run failed; guest log in $dir"
+		log "the $name run had failed runs: $new/$name/failed-runs.txt"
+		status=1
+	fi
 	mkdir -p "$new/$name"
 	for f in pin.csv purge.csv cache.csv app.csv concurrency.csv \
-		 plan.txt run-seconds.csv; do
+		 sweep.csv arena.csv plan.txt run-seconds.csv failed-runs.txt \
+		 discarded-runs.txt; do
 		[ ! -f "$dir/share/out/bench/$f" ] ||
 			cp "$dir/share/out/bench/$f" "$new/$name/"
 	done
@@ -123,6 +138,14 @@ if [ "$mode" = full ]; then
 		log "the CPU-model points again on -cpu max"
 		extra_boot cpu-max cpumax --cpu max
 	fi
+fi
+if [ "${BENCH_SWEEP:-0}" = 1 ]; then
+	# 800 app runs of about 3 s in the full sweep; the guard leaves room.
+	log "Android's regime at several levels of free memory (BENCH_SWEEP=1)"
+	EXTRA_TIMEOUT=$([ "$mode" = quick ] && echo 900 || echo 4200) \
+		extra_boot sweep "$([ "$mode" = quick ] && echo sweep-quick || echo sweep)"
+	# Top level, where the report and the graphs read a family.
+	mv "$new/sweep/sweep.csv" "$new/"
 fi
 "$py" "$report" plot "$new" || [ "$mode" = quick ] ||
 	die "plotting failed; CSV in $new"

@@ -172,13 +172,15 @@ fi
 phase "testing the harness on $(variant_name "$arch" 0)"
 "$LAB_TOP/scripts/tests/harness-tests.sh" "$arch" > "$results/harness.tap" 2>&1 || true
 
-# The benchmarks' quick mode: every code path on tiny sizes, then the
-# CSV and graphs are checked for shape and sanity (not for numbers).
+# The benchmarks' quick mode: every code path on tiny sizes, the arena
+# and the regime sweep too (BENCH_SWEEP=1: a second boot), then the CSV
+# and graphs are checked for shape and sanity (not for numbers).
 phase "quick benchmarks on $(variant_name "$arch" 0)"
 "$LAB_TOP/scripts/deps.sh" plot
 quick=$LAB_BUILD/bench/$arch-quick
 rm -f "$quick/check.tap"
-"$LAB_TOP/scripts/bench.sh" "$arch" quick > "$results/bench.log" 2>&1 || true
+BENCH_SWEEP=1 "$LAB_TOP/scripts/bench.sh" "$arch" quick \
+	> "$results/bench.log" 2>&1 || true
 if [ -f "$quick/check.tap" ]; then
 	cp "$quick/check.tap" "$results/bench.tap"
 else

@@ -2,6 +2,7 @@
 """Section 5: Android's regime and the userspace model (app.csv)."""
 
 import math
+import os
 
 from .common import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
@@ -28,20 +29,20 @@ def section(run, w):
     report_app(run.arch, run.data[APP], w)
 
 
-def app_kills(t, b, x):
+def app_kills(t, b, x, bench=APP):
     """(runs with a kill, background kills, foreground kills) of @b."""
-    bg = t.all(APP, b, x, "oom_kills_bg")
-    fg = t.all(APP, b, x, "oom_kills_fg")
+    bg = t.all(bench, b, x, "oom_kills_bg")
+    fg = t.all(bench, b, x, "oom_kills_fg")
     runs = [i + j for i, j in zip(bg, fg)]
     return (k_of_n(runs, lambda k: k > 0), sum(bg), sum(fg))
 
 
-def acted(t, b, x):
+def acted(t, b, x, bench=APP):
     """(runs, runs with manager events, runs with MiB purged, acted) of
     the userspace backend @b: it acted when every run had both."""
-    events = t.by_rep.get((APP, b, x, "mgr_events"), {})
-    purged = t.by_rep.get((APP, b, x, "purged_mib"), {})
-    reps = set(t.by_rep.get((APP, b, x, "hit_rate"), {}))
+    events = t.by_rep.get((bench, b, x, "mgr_events"), {})
+    purged = t.by_rep.get((bench, b, x, "purged_mib"), {})
+    reps = set(t.by_rep.get((bench, b, x, "hit_rate"), {}))
     ev = {r for r in reps if events.get(r, 0) > 0}
     pu = {r for r in reps if purged.get(r, 0) > 0}
     return (len(reps), len(ev), len(pu),
@@ -137,7 +138,13 @@ def report_app(arch, rows, w):
           f"{bg:g} / {fg:g} | {fmt(g('psi_some_pct'))} / "
           f"{fmt(g('psi_full_pct'))} | {fmt(g('decode_ms_mean'))} | "
           f"{fmt(g('session_s'))} |")
-    w("")
+    lost = [f"{b} at swap {x:g}: {len(t.all(APP, b, x, 'ballast_lost'))}"
+            for x in t.params(APP) for b in APP_BACKENDS + USER_BACKENDS
+            if t.all(APP, b, x, "ballast_lost")]
+    w("Runs discarded because the OOM killer took the ballast (every app "
+      "killed and memory still short; such a run has no other number "
+      "and is in none of the figures above): "
+      + ("; ".join(lost) if lost else "none") + ".\n")
     report_app_pressure(arch, t, w)
     w("Ratios of medians [95% bootstrap interval]:\n")
     w("| swap | measure | volatile / ashmem | volatile / memfd | "
@@ -326,6 +333,8 @@ def checks(d, data, opts):
            f"apps' cache hits verified byte for byte: {fails:g} failures")
     if any(r["metric"] == "hit_rate_all" for r in app):
         yield score_check(app)
+    yield discarded_check(os.path.join(d, "discarded-runs.txt"), app,
+                          "Android's regime")
     swaps = sorted({r["pvalue"] for r in app})
     yield (len(swaps) == 2 and swaps[0] == 0,
            "Android's regime ran without swap and with zram swap "

@@ -46,6 +46,11 @@ def check(d, quick=False, require_order=False):
         if g.needs_metric and not any(r["metric"] in g.metrics
                                       for r in data[g.fam]):
             continue
+        # Nor is a family that did not run (the sweep without
+        # BENCH_SWEEP=1): plot() leaves its optional graphs out.
+        if g.optional and not any(r["bench"] == g.bench
+                                  for r in data[g.fam]):
+            continue
         for ext in ("svg", "png"):
             p = os.path.join(d, f"{g.name}.{ext}")
             result(os.path.exists(p) and os.path.getsize(p) > 1000,

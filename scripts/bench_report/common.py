@@ -51,7 +51,13 @@ CONC_BACKENDS = ("ashmem", "volatile", "anon", "madvfree", "memfd")
 BENCH_BACKENDS = {"pin_regions": ("ashmem", "volatile"),
                   # the hole punch needs a shmem file: a reference row
                   "purge_punchhole": ("volatile", "memfd")}
-OPTIONAL_FAMILIES = (SHARE, APP, CONC)
+# The regime sweep (make bench BENCH_SWEEP=1): appbench at several
+# levels of free memory, benches app_sweep (no swap) and app_sweep_zram.
+SWEEP = "sweep"
+# The arena (also BENCH_SWEEP=1): purgebench --ranges, bench purge_arena.
+ARENA = "arena"
+ARENA_BACKENDS = ("ashmem", "volatile", "anon", "madvfree")
+OPTIONAL_FAMILIES = (SHARE, APP, CONC, SWEEP, ARENA)
 META_KEYS = ("kernel", "series", "machine", "accel", "ram_mib", "cpus",
              "date", "clocksource", "clock_res_ns", "clock_step_ns")
 
@@ -331,3 +337,18 @@ def every_point(fam, data, want, metric, only_at_zero=()):
             f"{fam}.csv: every backend at every point "
             f"({', '.join(benches) or 'none'})"
             + (f"; missing {', '.join(missing)}" if missing else ""))
+
+
+def discarded_check(path, rows, what):
+    """(ok, text): the runs discarded for a lost ballast, as
+    bench-matrix listed them in @path, are the ballast_lost rows of
+    @rows, one each."""
+    listed = 0
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            listed = sum(1 for line in f if line.strip())
+    rows_lost = sum(1 for r in rows if r["metric"] == "ballast_lost")
+    return (listed == rows_lost,
+            f"{what}: runs discarded for a lost ballast: {rows_lost} in the "
+            f"CSV, {listed} listed by bench-matrix")
+

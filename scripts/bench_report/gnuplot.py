@@ -20,7 +20,7 @@ COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 SERIES = {"unpin_ns_p50": "unpin", "pin_ns_p50": "pin",
           "psi_some_pct": "some", "psi_full_pct": "full"}
 # Which way is better, by the first metric drawn.
-HIGHER = ("purge_mib_per_s", "hit_rate", "pairs_per_s")
+HIGHER = ("purge_mib_per_s", "hit_rate", "hit_rate_all", "pairs_per_s")
 
 
 def series_name(metrics, m):
@@ -58,7 +58,7 @@ def plot(d):
         cols = []
         # A point of a run that was OOM-killed (in most of its runs) is
         # drawn again as a cross.
-        oom = fam == "purge" or fam == APP
+        oom = fam in ("purge", APP, SWEEP, ARENA)
         with open(dat, "w", encoding="utf-8") as f:
             f.write("# x, then per backend and metric: median, min, max "
                     "over the runs (stalls: runs without an OOM kill) "
@@ -136,7 +136,7 @@ def plot(d):
             script.append("set logscale x 2")
         if "y" in logs:
             script.append("set logscale y 10")
-        elif fam == "cache" or name == "app_hit":
+        elif fam in ("cache", SWEEP) or name == "app_hit":
             script.append("set yrange [0:1]")
         else:
             script.append("set yrange [0:*]")

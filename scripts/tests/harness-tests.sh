@@ -80,4 +80,25 @@ boot poweroff 300 'reboot -f'
 ok "$([ "$rc" = 1 ] && grep -q 'no job status' "$work/poweroff.out"; echo $?)" \
 	"a guest that stops before the job ends fails"
 
+# appbench discards a run whose ballast the OOM killer took (a tmpfs
+# file fills memory that no kill frees): exit status 3, which
+# bench-matrix counts as discarded, and one ballast_lost row.
+# shellcheck disable=SC2016 # expanded in the guest
+boot discard 300 'mkdir -p /tmp/fill && mount -t tmpfs -o size=2G none /tmp/fill
+echo -1000 > /proc/self/oom_score_adj
+/opt/lab/bin/appbench_volatile --backend volatile --apps 3 --cache-mib 4 \
+	--object-kib 256 --fg-mib 8 --switches 40 --ops 20 --free-mib 16 \
+	--sweep --csv /lab/out/discard.csv &
+pid=$!
+sleep 2
+dd if=/dev/zero of=/tmp/fill/x bs=1M \
+	count=$(($(awk "/MemFree/ { print int(\$2 / 1024) }" /proc/meminfo) + 8)) 2>/dev/null
+rc=0
+wait $pid || rc=$?
+echo "appbench exit $rc"'
+ok "$([ "$rc" = 0 ] && grep -q '^appbench exit 3$' "$work/discard/share/job.log" &&
+	grep -q '^volatile,app_sweep,free_mib=16,1,ballast_lost,count,1$' \
+		"$work/discard/share/out/discard.csv"; echo $?)" \
+	"appbench: a run that lost its ballast exits 3 with one ballast_lost row"
+
 echo "1..$n"

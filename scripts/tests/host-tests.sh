@@ -98,6 +98,9 @@ expect 2 "unknown ARCH 'bogus'" "make bench: an unknown ARCH is refused" -- \
 	make -s -C "$top" ARCH=bogus bench
 expect 1 "unknown mode 'slow'" "bench.sh: an unknown mode is refused" -- \
 	"$S/bench.sh" arm64 slow
+expect 1 "BENCH_SWEEP must be 0 or 1, not 'yes'" \
+	"bench.sh: a bad BENCH_SWEEP is refused" -- \
+	env BENCH_SWEEP=yes "$S/bench.sh" arm64 quick
 expect 1 "unknown board 'nosuch' .no kernel/config/board-nosuch.config" \
 	"kernel-build.sh: an unknown board is refused, named" -- \
 	env LAB_KERNEL_BOARD=nosuch "$S/kernel-build.sh" arm64 0 config
@@ -230,6 +233,59 @@ sed -i 's/^volatile,app,swap_mib=0,0.4,hit_rate_all/volatile,app,swap_mib=0,0.6,
 expect 1 'not ok .* over all requests 0.6, 20 of 100 lost' \
 	"bench-report: check fails on a hit rate over all requests above the hit rate" -- \
 	"$py" "$br" check "$tmp/bench"
+expect 1 '^ok [0-9]* bench: the regime sweep # SKIP not run' \
+	"bench-report: check skips the regime sweep when it did not run" -- \
+	"$py" "$br" check "$tmp/bench"
+# The sweep: every app backend and userspace model at 4 levels, both swaps.
+sweep_rows()
+{
+	local bench free b
+	for bench in app_sweep app_sweep_zram; do
+		for free in $1; do
+			for b in pinned memfd ashmem madvfree volatile uchrome \
+				 upsi-10ms upsi-50ms upsi-150ms utrim; do
+				echo "$b,$bench,free_mib=$free,0.5,hit_rate,ratio,1"
+				echo "$b,$bench,free_mib=$free,0.5,hit_rate_all,ratio,1"
+				echo "$b,$bench,free_mib=$free,100,requests,count,1"
+				echo "$b,$bench,free_mib=$free,0,requests_lost,count,1"
+				echo "$b,$bench,free_mib=$free,0,verify_failures,count,1"
+			done
+		done
+	done
+}
+{ bench_csv; sweep_rows "8 16 32 48"; } > "$tmp/bench/sweep.csv"
+expect 1 '^ok [0-9]* bench: the sweep has at least 4 levels of free memory' \
+	"bench-report: check accepts a sweep of 4 levels with and without zram" -- \
+	"$py" "$br" check "$tmp/bench"
+{ bench_csv; sweep_rows "8 16"; } > "$tmp/bench/sweep.csv"
+expect 1 '^not ok [0-9]* bench: the sweep has at least 4 levels' \
+	"bench-report: check fails a sweep of 2 levels" -- \
+	"$py" "$br" check "$tmp/bench"
+{ bench_csv; sweep_rows "8 16 32 48" | grep -v '^utrim,app_sweep_zram,free_mib=32'; } \
+	> "$tmp/bench/sweep.csv"
+expect 1 '^not ok [0-9]* bench: sweep.csv: every backend at every point .*missing app_sweep_zram:utrim=32' \
+	"bench-report: check names a backend missing from the sweep" -- \
+	"$py" "$br" check "$tmp/bench"
+rm "$tmp/bench/sweep.csv"
+expect 1 '^ok [0-9]* bench: the arena # SKIP not in this run' \
+	"bench-report: check skips the arena in an older run" -- \
+	"$py" "$br" check "$tmp/bench"
+{ bench_csv
+  for k in 1 4; do
+	for b in ashmem volatile anon madvfree; do
+		echo "$b,purge_arena,ranges=$k,8,purged_mib,MiB,1"
+		echo "$b,purge_arena,ranges=$k,4,needed_mib,MiB,1"
+		echo "$b,purge_arena,ranges=$k,2,overpurge,ratio,1"
+	done
+  done; } > "$tmp/bench/arena.csv"
+expect 1 '^ok [0-9]* bench: the arena has one range and more: ranges 1, 4' \
+	"bench-report: check accepts an arena of 1 and 4 ranges" -- \
+	"$py" "$br" check "$tmp/bench"
+sed -i '/^anon,purge_arena,ranges=4/d' "$tmp/bench/arena.csv"
+expect 1 '^not ok [0-9]* bench: arena.csv: every backend at every point .*missing purge_arena:anon=4' \
+	"bench-report: check names a backend missing from the arena" -- \
+	"$py" "$br" check "$tmp/bench"
+rm "$tmp/bench/arena.csv"
 rm "$tmp/bench/app.csv" "$tmp/bench/app.good"
 cp "$tmp/bench/pin.good" "$tmp/bench/pin.csv"
 echo "volatile,pin_size,size_kib=4,100,pair_ns_p50" >> "$tmp/bench/pin.csv"
