@@ -55,7 +55,8 @@ endif
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
 	@echo '  make check          build both kernel variants, boot them, run every test'
-	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny)'
+	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny;'
+	@echo '                      BENCH_SWEEP=1: also the regime sweep, about 40 min more)'
 	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
 	@echo '  make fresh-check    the two commands above on a pristine Debian 12 root'
 	@echo '  make vm-selftests   the tree'"'"'s mm selftests with and without the series'

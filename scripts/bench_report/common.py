@@ -324,19 +324,31 @@ def every_backend(fam, data, want):
             + (f"; missing {', '.join(missing)}" if missing else ""))
 
 
-def every_point(fam, data, want, metric, only_at_zero=()):
+def every_point(fam, data, want, metric, only_at_zero=(), quick=False):
     """(ok, what): every backend of @want wrote @metric at every point of
-    every benchmark of @fam (those of @only_at_zero at param 0 only)."""
+    every benchmark of @fam (those of @only_at_zero at param 0 only).  A
+    point whose every run was discarded (appbench's ballast_lost) is
+    named apart; in a @quick run, whose numbers are not judged, it is
+    no failure."""
     t = Table(data[fam])
     benches = sorted({r["bench"] for r in data[fam]})
-    missing = [f"{b}:{x}={p:g}" for b in benches for x in want
-               for p in t.params(b)
-               if not t.all(b, x, p, metric)
-               and not (x in only_at_zero and p != 0)]
-    return (benches and not missing,
-            f"{fam}.csv: every backend at every point "
+    missing, discarded = [], []
+    for b in benches:
+        for x in want:
+            for p in t.params(b):
+                if t.all(b, x, p, metric) or (x in only_at_zero and p != 0):
+                    continue
+                name = f"{b}:{x}={p:g}"
+                if t.all(b, x, p, "ballast_lost"):
+                    discarded.append(name)
+                else:
+                    missing.append(name)
+    ok = bool(benches) and not missing and (quick or not discarded)
+    return (ok, f"{fam}.csv: every backend at every point "
             f"({', '.join(benches) or 'none'})"
-            + (f"; missing {', '.join(missing)}" if missing else ""))
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; every run discarded (ballast lost) at "
+               f"{', '.join(discarded)}" if discarded else ""))
 
 
 def discarded_check(path, rows, what):

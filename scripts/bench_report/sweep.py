@@ -112,7 +112,7 @@ def checks(d, data, opts):
                      "(make bench BENCH_SWEEP=1)")
         return
     yield every_point(SWEEP, data, APP_BACKENDS + USER_BACKENDS,
-                      "hit_rate_all")
+                      "hit_rate_all", quick=opts["quick"])
     t = Table(rows)
     levels = {bench: t.params(bench) for bench, _ in SWEEP_BENCHES}
     yield (all(len(v) >= (2 if opts["quick"] else 4)

@@ -233,6 +233,18 @@ sed -i 's/^volatile,app,swap_mib=0,0.4,hit_rate_all/volatile,app,swap_mib=0,0.6,
 expect 1 'not ok .* over all requests 0.6, 20 of 100 lost' \
 	"bench-report: check fails on a hit rate over all requests above the hit rate" -- \
 	"$py" "$br" check "$tmp/bench"
+{ sed '/^memfd,app,swap_mib=0,/d' "$tmp/bench/app.good"
+  echo "memfd,app,swap_mib=0,1,ballast_lost,count,1"
+  for b in uchrome upsi-10ms upsi-50ms upsi-150ms utrim; do
+	echo "$b,app,swap_mib=0,0.5,hit_rate,ratio,1"
+  done; } > "$tmp/bench/app.csv"
+expect 1 '^not ok [0-9]* bench: app.csv: every backend at every point .app.; every run discarded .ballast lost. at app:memfd=0$' \
+	"bench-report: check fails a point whose every run was discarded" -- \
+	"$py" "$br" check "$tmp/bench"
+expect 1 '^ok [0-9]* bench: app.csv: every backend at every point .app.; every run discarded .ballast lost. at app:memfd=0$' \
+	"bench-report: check --quick names a discarded point but does not fail it" -- \
+	"$py" "$br" check --quick "$tmp/bench"
+cp "$tmp/bench/app.good" "$tmp/bench/app.csv"
 expect 1 '^ok [0-9]* bench: the regime sweep # SKIP not run' \
 	"bench-report: check skips the regime sweep when it did not run" -- \
 	"$py" "$br" check "$tmp/bench"
