@@ -33,7 +33,7 @@ import yaml
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("LAB_BUILD", os.path.join(TOP, "build"))
-FAMILIES = ("pin", "purge", "cache", "share", "concurrency", "app")
+FAMILIES = ("pin", "purge", "cache", "share", "concurrency", "app", "arena")
 BOARD = "meson-g12b-a311d-khadas-vim3"
 DEVICE_TYPES = ("qemu", BOARD)
 # The guest the lab boots (scripts/boot.sh): what the CSV header says.

@@ -5,7 +5,7 @@
 # qemu LAVA jobs on this machine with the real lava-dispatcher (lava-run,
 # no server, no scheduler): the suite SUITE (default volatile_trace_test)
 # and, unless FAMILY is "none", the quick benchmark family FAMILY (default
-# share; "all": the six, whose imported CSV bench-report.py check takes
+# share; "all": the seven, whose imported CSV bench-report.py check takes
 # like make bench's), one after the other, one guest at a time.  The device is
 # lava-server's qemu-aarch64 device type rendered with each job's context
 # (scripts/lava-device.py).  The results are imported (scripts/
@@ -33,8 +33,8 @@ arch=$1 suite=${2:-volatile_trace_test} family=${3:-share}
 	exit 2
 }
 case "$suite" in ''|*[!A-Za-z0-9_]*) echo "lava-run.sh: bad suite name '$suite'" >&2; exit 2 ;; esac
-case "$family" in pin|purge|cache|share|concurrency|app|all|none) ;;
-*) echo "lava-run.sh: unknown family '$family' (pin purge cache share concurrency app, all or none)" >&2; exit 2 ;;
+case "$family" in pin|purge|cache|share|concurrency|app|arena|all|none) ;;
+*) echo "lava-run.sh: unknown family '$family' (pin purge cache share concurrency app arena, all or none)" >&2; exit 2 ;;
 esac
 [ "$(id -u)" = 0 ] || die "lava-run needs root (it works in /var/lib/lava/dispatcher)"
 command -v lava-run > /dev/null || die "lava-run not found (run: scripts/deps.sh lava)"
@@ -50,7 +50,7 @@ rm -rf "$dir"
 mkdir -p "$dir/jobs"
 case "$family" in
 none) families="" ;;
-all) families=pin,purge,cache,share,concurrency,app ;;
+all) families=pin,purge,cache,share,concurrency,app,arena ;;
 *) families=$family ;;
 esac
 "$LAVA_PYTHON" "$LAB_TOP/scripts/lava-jobs.py" --out "$dir/jobs" \

@@ -81,11 +81,11 @@ ok "$([ "$nq" -ge 7 ] && [ "$nq" = "$nb" ]; echo $?)" \
 ok "$(grep -q "url: file://$art/Image-vim3$" "$jobs/bench-pin-meson-g12b-a311d-khadas-vim3.yaml" &&
 	grep -q "url: file://$art/Image$" "$jobs/bench-pin-qemu.yaml"; echo $?)" \
 	"the board jobs boot the board kernel, the qemu jobs the QEMU one"
-for fam in pin purge cache share concurrency app; do
+for fam in pin purge cache share concurrency app arena; do
 	[ -f "$jobs/bench-$fam-qemu.yaml" ] || echo "# no job for family $fam"
 done
-ok "$(find "$jobs" -name 'bench-*-qemu.yaml' | wc -l | grep -qx 6; echo $?)" \
-	"one qemu job per benchmark family (6)"
+ok "$(find "$jobs" -name 'bench-*-qemu.yaml' | wc -l | grep -qx 7; echo $?)" \
+	"one qemu job per benchmark family (7)"
 
 # Strict schema validation, one test per job, in one Python process.
 "$py" - "$jobs"/*.yaml > "$tmp/schema" 2>&1 <<'PY' || true
