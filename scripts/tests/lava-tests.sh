@@ -110,6 +110,21 @@ done < <(grep '^PASS \|^FAIL ' "$tmp/schema")
 ok "$([ "$(grep -c '^PASS ' "$tmp/schema")" = "$((nq + nb))" ]; echo $?)" \
 	"every job was validated ($((nq + nb)))"
 
+# validate_on DEVICE_YAML JOB_ID JOB...: lava-run --validate of each JOB
+# against the rendered device.
+validate_on()
+{
+	local device=$1 id=$2 job
+
+	shift 2
+	for job in "$@"; do
+		expect 0 '"msg": "Job finished correctly"' \
+			"lava-run --validate: $(basename "$job")" -- \
+			lava-run --validate --job-id "$id" \
+			--output-dir "$tmp/lava-run" --device "$device" "$job"
+	done
+}
+
 # --- the qemu device and lava-run --validate ------------------------------
 suite_job=$(find "$jobs" -name 'suite-*-qemu.yaml' | sort | head -n 1)
 expect 0 '' "lava-device.py renders qemu-aarch64.jinja2 with the job's context (LAVA's device schema)" -- \
@@ -117,12 +132,7 @@ expect 0 '' "lava-device.py renders qemu-aarch64.jinja2 with the job's context (
 cp "$tmp/out" "$tmp/device.yaml"
 ok "$(grep -q -- '-smp 4' "$tmp/device.yaml" && grep -q 'cortex-a72' "$tmp/device.yaml"; echo $?)" \
 	"the rendered device boots -cpu cortex-a72 -smp 4, as make check"
-for job in "$suite_job" "$jobs/bench-share-qemu.yaml"; do
-	expect 0 '"msg": "Job finished correctly"' \
-		"lava-run --validate: $(basename "$job")" -- \
-		lava-run --validate --job-id 1 --output-dir "$tmp/lava-run" \
-		--device "$tmp/device.yaml" "$job"
-done
+validate_on "$tmp/device.yaml" 1 "$suite_job" "$jobs/bench-share-qemu.yaml"
 
 # --- the board: a lab's device dictionary and lava-run --validate ---------
 # The dispatcher checks a U-Boot tftp job against a worker's tools: the
@@ -135,12 +145,8 @@ expect 0 '' "lava-device.py renders the lab's VIM3 device dictionary (LAVA's dev
 cp "$tmp/out" "$tmp/board.yaml"
 ok "$(grep -q '^  booti:' "$tmp/board.yaml" && grep -q 'console=ttyAML0' "$tmp/board.yaml"; echo $?)" \
 	"the rendered VIM3 boots the Image with booti, console on ttyAML0"
-for job in "$board_suite" "$jobs/bench-share-meson-g12b-a311d-khadas-vim3.yaml"; do
-	expect 0 '"msg": "Job finished correctly"' \
-		"lava-run --validate: $(basename "$job")" -- \
-		lava-run --validate --job-id 3 --output-dir "$tmp/lava-run" \
-		--device "$tmp/board.yaml" "$job"
-done
+validate_on "$tmp/board.yaml" 3 "$board_suite" \
+	"$jobs/bench-share-meson-g12b-a311d-khadas-vim3.yaml"
 sed '/^      url: .*meson-g12b-a311d-khadas-vim3.dtb$/s/url: .*/url: file:\/\/\/nonexistent.dtb/' \
 	"$board_suite" > "$tmp/board-no-dtb.yaml"
 expect 1 "Image file '/nonexistent.dtb' does not exist or is not readable" \
