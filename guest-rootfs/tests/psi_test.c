@@ -16,11 +16,13 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,8 +35,8 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define HIGH_MIB 8
 #define WORK_MIB 32
-/* 10 ms of stall in a 1 s window: the smallest window the kernel takes
- * is 500 ms, and a throttled child stalls far longer than this.
+/* 10 ms of stall in a 1 s window: 6.1 takes no window under 500 ms,
+ * and a throttled child stalls far longer than this.
  */
 #define TRIGGER "some 10000 1000000"
 
@@ -67,7 +69,7 @@ static void test_bad_triggers(const char *cg)
 		const char *trig, *why;
 	} bad[] = {
 		{ "bogus 10000 1000000", "unknown resource state" },
-		{ "some 10000 100000", "window below 500 ms" },
+		{ "some 10000 0", "zero window" },
 		{ "some 10000 20000000", "window above 10 s" },
 		{ "some 2000000 1000000", "threshold above the window" },
 		{ "some 0 1000000", "zero threshold" },
@@ -87,6 +89,35 @@ static void test_bad_triggers(const char *cg)
 	}
 	fd = trigger_open(cg, TRIGGER);
 	tap_result(fd >= 0, "a valid trigger is taken after the refused ones");
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * A 100 ms window: 6.1 refuses any window under 500 ms, and 6.4 dropped
+ * that minimum ("sched/psi: remove 500ms min window size limitation for
+ * triggers"), so what is right depends on the running kernel.
+ */
+static void test_short_window(const char *cg)
+{
+	const char *trig = "some 10000 100000";
+	int major, minor, fd;
+	bool refused_wanted;
+	struct utsname u;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2) {
+		tap_result(false, "trigger \"%s\": cannot parse uname -r",
+			   trig);
+		return;
+	}
+	refused_wanted = major < 6 || (major == 6 && minor < 4);
+	errno = 0;
+	fd = trigger_open(cg, trig);
+	tap_result(refused_wanted ? fd < 0 && errno == EINVAL : fd >= 0,
+		   "trigger \"%s\" on %d.%d: %s (got %s)", trig, major, minor,
+		   refused_wanted ? "EINVAL, below 6.4's 500 ms minimum" :
+		   "taken, no minimum since 6.4",
+		   fd < 0 ? strerror(errno) : "success");
 	if (fd >= 0)
 		close(fd);
 }
@@ -169,12 +200,13 @@ int main(void)
 	char cg[CG_PATH_MAX];
 
 	page_size = sysconf(_SC_PAGESIZE);
-	tap_plan(13);
+	tap_plan(14);
 	if (cg_create("lab-psi", cg, sizeof(cg)) ||
 	    cg_write_u64(cg, "memory.high", HIGH_MIB * MIB))
 		tap_bail("cgroup lab-psi: %s", strerror(errno));
 	test_files(cg);
 	test_bad_triggers(cg);
+	test_short_window(cg);
 	test_trigger(cg);
 	cg_destroy(cg);
 	return tap_finish();
