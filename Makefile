@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# volatile-lab: build, boot and test a patched Debian linux-source-6.1 under
-# QEMU.  `make help` lists the targets.  Every step is idempotent: re-running
+# volatile-lab: build, boot and test a patched Debian linux-source-6.1 (or
+# 6.12, KERNEL=6.12) under QEMU.  `make help` lists the targets.  Every step is idempotent: re-running
 # redoes only what changed.
 
 ARCH ?= arm64
@@ -19,13 +19,20 @@ ZRAM ?= 0
 # make run / make shell: boot this kernel image instead of the lab's build
 # (which is then not built), e.g. one of an older series.
 KERNEL_IMAGE ?=
-export LAB_BUILD RUN EXTRA MGLRU ZRAM KERNEL_IMAGE
+# The kernel the series is built on: Debian's linux-source-$(KERNEL) with
+# kernel/patches (6.1) or kernel/patches-6.12 (kernel/README.md).
+KERNEL ?= $(or $(LAB_KERNEL),6.1)
+LAB_KERNEL := $(KERNEL)
+export LAB_BUILD RUN EXTRA MGLRU ZRAM KERNEL_IMAGE LAB_KERNEL
 # What a boot needs: the lab's kernel unless KERNEL_IMAGE names another.
 BOOT_KERNEL := $(if $(KERNEL_IMAGE),,kernel)
 
 SUPPORTED_ARCHES := arm64 x86_64
 ifeq ($(filter $(ARCH),$(SUPPORTED_ARCHES)),)
 $(error unknown ARCH '$(ARCH)' (supported: $(SUPPORTED_ARCHES)))
+endif
+ifeq ($(filter $(KERNEL),6.1 6.12),)
+$(error unknown KERNEL '$(KERNEL)' (supported: 6.1 6.12))
 endif
 ifeq ($(filter $(DEBUG),0 1),)
 $(error DEBUG must be 0 or 1, not '$(DEBUG)')
@@ -105,9 +112,13 @@ kernel: kernel-tree
 	$(DEPS) cross-$(ARCH)
 	$(S)/kernel-build.sh $(ARCH) $(DEBUG) image
 
-headers: kernel-tree
-	$(DEPS) cross-$(ARCH)
-	@$(S)/kernel-build.sh $(ARCH) 0 headers >/dev/null
+# The guest programs are built against the 6.1 series' uapi headers for
+# both kernels: the 6.12 series keeps every value (make check compares
+# them), so one initramfs serves both.
+headers:
+	LAB_KERNEL=6.1 $(DEPS) kernel cross-$(ARCH)
+	LAB_KERNEL=6.1 $(S)/kernel-tree.sh prepare
+	@LAB_KERNEL=6.1 $(S)/kernel-build.sh $(ARCH) 0 headers >/dev/null
 	@echo "uapi headers for $(ARCH): $(LAB_BUILD)/headers/$(ARCH)/include"
 	@echo "build with: -isystem $(LAB_BUILD)/headers/$(ARCH)/include"
 

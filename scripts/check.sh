@@ -193,6 +193,40 @@ run_job "$(variant_name "$arch" 1)-ashmem-rust" "$ashmem_job" --debug 1 \
 	--cmdline ashmem.rust_mode=1
 run_mode 1 mglru-zram --mglru --zram 256
 
+# The 6.12 series (kernel/patches-6.12): its normal kernel runs every
+# suite with the same initramfs, which is built against the 6.1 series'
+# uapi headers; first, that the two series define the same uapi.
+uapi_tap()
+{
+	local a b
+
+	a=$(LAB_KERNEL=6.1 headers_dir "$arch")/include
+	b=$(LAB_KERNEL=6.12 headers_dir "$arch")/include
+	echo "TAP version 13"
+	echo "1..1"
+	if LAB_KERNEL=6.12 "$LAB_TOP/scripts/kernel-build.sh" "$arch" 0 \
+		headers > /dev/null &&
+	   [ -n "$(uapi_defs "$a")" ] &&
+	   [ "$(uapi_defs "$a")" = "$(uapi_defs "$b")" ]; then
+		echo "ok 1 the 6.1 and 6.12 series define the same volatile and ashmem uapi ($(uapi_defs "$a" | wc -l) lines)"
+	else
+		echo "not ok 1 the 6.1 and 6.12 series' volatile and ashmem uapi differ (diff $a $b)"
+	fi
+}
+
+# uapi_defs DIR: the lab's uapi definitions in the headers under DIR.
+uapi_defs()
+{
+	grep -rhE '^#define[[:space:]]+((MADV|FALLOC_FL)_[A-Z_]*VOLATILE[A-Z_]*|_*ASHMEM[A-Z_]*)[[:space:]]' \
+		"$1" 2>/dev/null | tr -s ' \t' ' ' | sort
+}
+
+(
+	export LAB_KERNEL=6.12
+	run_suites 0
+	uapi_tap > "$results/$(variant_name "$arch" 0)/uapi.tap"
+)
+
 phase "summary ($(($(date +%s) - start))s)"
 cd "$results"
 # shellcheck disable=SC2046 # the TAP file names have no spaces

@@ -22,9 +22,10 @@ USAGE
 group_packages()
 {
 	case "$1" in
+	# The source of the kernel being built (LAB_KERNEL, make KERNEL=).
 	kernel)
 		# rsync: headers_install copies the uapi tree with it.
-		echo linux-source-6.1 xz-utils git gcc make flex bison bc \
+		echo "linux-source-$LAB_KERNEL" xz-utils git gcc make flex bison bc \
 			libssl-dev libelf-dev ccache rsync
 		;;
 	cross-arm64)
@@ -62,6 +63,8 @@ group_packages()
 			 qemu-x86_64 plot; do
 			group_packages "$g"
 		done
+		# Both kernels' sources (make KERNEL=6.1 and KERNEL=6.12).
+		echo linux-source-6.1 linux-source-6.12
 		;;
 	*) echo "deps.sh: unknown group '$1'" >&2; usage ;;
 	esac

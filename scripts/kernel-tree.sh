@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernel-tree.sh prepare: extract the installed linux-source-6.1 into
+# kernel-tree.sh prepare: extract the installed linux-source-$LAB_KERNEL
+#     (6.1 unless make KERNEL= says otherwise) into
 #     build/src/linux-<debian version>, make it a git repository with a
-#     baseline commit (tag lab-baseline) and apply kernel/patches/series.
+#     baseline commit (tag lab-baseline) and apply the series file of
+#     kernel/patches (6.1) or kernel/patches-6.12.
 # kernel-tree.sh export: write the tree's commits since the baseline back to
-#     kernel/patches/ and rewrite the series file.
+#     that directory and rewrite the series file.
 # kernel-tree.sh baseline: a git worktree of the tree at lab-baseline (the
 #     unpatched Debian source) next to it, for kernels without the series.
 #
@@ -25,6 +27,9 @@ src=$(kernel_src_dir)
 extracted_stamp=$src.extracted
 applied_stamp=$src.applied
 patches=$LAB_PATCHES
+# How messages name the series directory and the package.
+patches_name=${patches#"$LAB_TOP"/}
+package=linux-source-$LAB_KERNEL
 
 git_tree()
 {
@@ -38,7 +43,7 @@ extract()
 	[ -f "$extracted_stamp" ] && [ -d "$src/.git" ] && return 0
 	version=$(linux_source_version)
 	[ -r "$linux_source_tarball" ] ||
-		die "$linux_source_tarball missing although linux-source-6.1 $version is installed"
+		die "$linux_source_tarball missing although $package $version is installed"
 	if [ -d "$src" ]; then
 		# A tree without its stamp is the remains of an interrupted
 		# extraction; but never throw away commits somebody made.
@@ -51,7 +56,7 @@ extract()
 	fi
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	log "extracting linux-source-6.1 $version into $src"
+	log "extracting $package $version into $src"
 	tar -xf "$linux_source_tarball" -C "$tmp" --strip-components=1
 	log "creating the baseline commit (takes a minute)"
 	git -C "$tmp" init -q
@@ -60,7 +65,7 @@ extract()
 	git -C "$tmp" config gc.auto 0
 	# -f: the tarball ships files its own .gitignore rules match.
 	git -C "$tmp" add -A -f
-	git -C "$tmp" commit -q -m "Debian linux-source-6.1 $version"
+	git -C "$tmp" commit -q -m "Debian $package $version"
 	# Debian's top-level .gitignore ignores the whole tree ("/*"), which
 	# would hide every new file a patch adds.  Drop that rule in a
 	# commit of its own, below the baseline tag, so no patch carries it.
@@ -85,7 +90,7 @@ check_tree_safe()
 	expect=lab-baseline
 	[ -f "$applied_stamp" ] && expect=$(cut -d' ' -f2 "$applied_stamp")
 	if [ "$(git_tree rev-parse HEAD)" != "$(git_tree rev-parse "$expect")" ]; then
-		die "$src has commits that are not in kernel/patches (HEAD is not $expect); run 'make export-patches' to save them first"
+		die "$src has commits that are not in $patches_name (HEAD is not $expect); run 'make export-patches KERNEL=$LAB_KERNEL' to save them first"
 	fi
 }
 
@@ -140,7 +145,7 @@ apply_series()
 		if ! git_tree am -q --whitespace=nowarn "$patches/$p"; then
 			git_tree am --abort || true
 			git_tree checkout -q -B lab lab-baseline
-			die "kernel/patches/$p does not apply cleanly to linux-source-6.1 $(linux_source_version); rebase it in $src and run 'make export-patches'"
+			die "$patches_name/$p does not apply cleanly to $package $(linux_source_version); rebase it in $src and run 'make export-patches KERNEL=$LAB_KERNEL'"
 		fi
 	done < "$patches/series"
 	head=$(git_tree rev-parse HEAD)
@@ -166,7 +171,7 @@ export_series()
 		rm -f "$patches/$f"
 	done < "$patches/series"
 	{
-		echo "# Applied in order on top of Debian's linux-source-6.1."
+		echo "# Applied in order on top of Debian's $package."
 		for f in $files; do
 			mv "$f" "$patches/"
 			basename "$f"
@@ -174,7 +179,7 @@ export_series()
 	} > "$patches/series"
 	rmdir "$src.export" 2>/dev/null || true
 	echo "$(series_id) $(git_tree rev-parse HEAD)" > "$applied_stamp"
-	log "exported $n patch(es) to kernel/patches, series $(series_id)"
+	log "exported $n patch(es) to $patches_name, series $(series_id)"
 }
 
 # The worktree is checked out detached at lab-baseline and never moved:

@@ -4,8 +4,21 @@
 
 LAB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_BUILD=${LAB_BUILD:-$LAB_TOP/build}
-LAB_PATCHES=${LAB_PATCHES:-$LAB_TOP/kernel/patches}
 LAB_SUPPORTED_ARCHES="arm64 x86_64"
+# The kernel the series is built on (make KERNEL=...): Debian's
+# linux-source-$LAB_KERNEL, with kernel/patches (6.1) or
+# kernel/patches-6.12.  6.1 is the default (kernel/README.md says why).
+LAB_KERNEL=${LAB_KERNEL:-6.1}
+LAB_SUPPORTED_KERNELS="6.1 6.12"
+case "$LAB_KERNEL" in
+6.1) LAB_PATCHES=${LAB_PATCHES:-$LAB_TOP/kernel/patches} ;;
+6.12) LAB_PATCHES=${LAB_PATCHES:-$LAB_TOP/kernel/patches-6.12} ;;
+*)
+	printf '%s: error: unknown KERNEL %s (supported: %s)\n' "${0##*/}" \
+		"'$LAB_KERNEL'" "$LAB_SUPPORTED_KERNELS" >&2
+	exit 1
+	;;
+esac
 
 die()
 {
@@ -36,25 +49,30 @@ check_debug()
 	esac
 }
 
-# variant_name ARCH DEBUG: the build directory name of one kernel variant.
+# variant_name ARCH DEBUG: the build directory name of one kernel variant,
+# <arch>[-debug] on 6.1 and <arch>-6.12[-debug] on 6.12 (so the run
+# directories of make check and make bench, which carry it, stay apart).
 # LAB_KERNEL_BASELINE=1 names the kernel built without the series
 # (make vm-selftests): <arch>-baseline.  LAB_KERNEL_BOARD=B names the
 # kernel for board B (kernel/config/board-B.config, make lava-kernel):
 # <arch>-B.
 variant_name()
 {
+	local base=$1
+
+	[ "$LAB_KERNEL" = 6.1 ] || base=$1-$LAB_KERNEL
 	if [ -n "${LAB_KERNEL_BOARD:-}" ]; then
-		printf '%s-%s\n' "$1" "$LAB_KERNEL_BOARD"
+		printf '%s-%s\n' "$base" "$LAB_KERNEL_BOARD"
 	elif [ "${LAB_KERNEL_BASELINE:-0}" = 1 ]; then
-		printf '%s-baseline%s\n' "$1" "${2#0}"
+		printf '%s-baseline%s\n' "$base" "${2#0}"
 	elif [ "$2" = 1 ]; then
-		printf '%s-debug\n' "$1"
+		printf '%s-debug\n' "$base"
 	else
-		printf '%s\n' "$1"
+		printf '%s\n' "$base"
 	fi
 }
 
-# The Debian version of the installed linux-source-6.1 package.
+# The Debian version of the installed linux-source-$LAB_KERNEL package.
 # LAB_LINUX_VERSION and LAB_LINUX_TARBALL override both for the host tests.
 linux_source_version()
 {
@@ -62,14 +80,14 @@ linux_source_version()
 		echo "$LAB_LINUX_VERSION"
 		return
 	fi
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
-		die "linux-source-6.1 is not installed (run: make deps)"
+	dpkg-query -W -f='${Version}' "linux-source-$LAB_KERNEL" 2>/dev/null ||
+		die "linux-source-$LAB_KERNEL is not installed (run: make deps)"
 }
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
-linux_source_tarball=${LAB_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+linux_source_tarball=${LAB_LINUX_TARBALL:-/usr/src/linux-source-$LAB_KERNEL.tar.xz}
 
-# Where the kernel tree of the installed linux-source-6.1 lives.  One tree
+# Where the kernel tree of the installed linux-source-$LAB_KERNEL lives.  One tree
 # per package version, so an upgraded package never silently mixes with a
 # tree that carries unexported work.
 kernel_src_dir()
@@ -155,9 +173,15 @@ image_release()
 		head -n 1 | cut -d' ' -f3
 }
 
+# The uapi headers of ARCH's series: build/headers/<arch> for 6.1 (what
+# the guest programs are built with), build/headers/<arch>-6.12 for 6.12.
 headers_dir()
 {
-	printf '%s/headers/%s\n' "$LAB_BUILD" "$1"
+	if [ "$LAB_KERNEL" = 6.1 ]; then
+		printf '%s/headers/%s\n' "$LAB_BUILD" "$1"
+	else
+		printf '%s/headers/%s-%s\n' "$LAB_BUILD" "$1" "$LAB_KERNEL"
+	fi
 }
 
 rootfs_image()

@@ -528,7 +528,7 @@ sed -i 's/int b;/int b2;/' "$tree/mm/a.c"
 g commit -q -a -m "mm: rename b" -m "Signed-off-by: Lab <lab@localhost>"
 head=$(g rev-parse HEAD)
 echo "# changed" >> "$tmp/patches/series"
-expect 1 'not in kernel/patches' "kernel-tree: refuses to drop unexported commits" -- \
+expect 1 'not in .*patches .HEAD is not' "kernel-tree: refuses to drop unexported commits" -- \
 	"$kt" prepare
 ok "$([ "$(g rev-parse HEAD)" = "$head" ]; echo $?)" \
 	"kernel-tree: the unexported commit is still there"
@@ -594,6 +594,23 @@ expect 1 "unknown ARCH 'sparc'" "vm-selftests.sh: an unknown arch is refused" --
 ok "$(. "$S/lib.sh"; [ "$(LAB_KERNEL_BASELINE=1 variant_name arm64 0)" = \
 	arm64-baseline ] && [ "$(variant_name arm64 1)" = arm64-debug ]; echo $?)" \
 	"lib.sh: the unpatched kernel has a build directory of its own"
+# shellcheck source=scripts/lib.sh disable=SC2030 # a subshell's own
+ok "$(LAB_KERNEL=6.12 LAB_PATCHES='' && . "$S/lib.sh" &&
+	[ "$(variant_name arm64 1)" = arm64-6.12-debug ] &&
+	[ "$(LAB_KERNEL_BASELINE=1 variant_name arm64 0)" = \
+	  arm64-6.12-baseline ] &&
+	[ "$LAB_PATCHES" = "$LAB_TOP/kernel/patches-6.12" ] &&
+	[ "$(headers_dir x86_64)" = "$LAB_BUILD/headers/x86_64-6.12" ]; echo $?)" \
+	"lib.sh: KERNEL=6.12 has its own series, build directories and headers"
+expect 1 "unknown KERNEL '5.10' .supported: 6.1 6.12." \
+	"lib.sh: an unknown KERNEL is refused, with the supported ones" -- \
+	env LAB_KERNEL=5.10 "$S/deps.sh" --list kernel
+LAB_KERNEL=6.12 "$S/deps.sh" --list kernel > "$tmp/pkgs"
+ok "$(grep -qx linux-source-6.12 "$tmp/pkgs" &&
+	! grep -qx linux-source-6.1 "$tmp/pkgs"; echo $?)" \
+	"deps.sh: KERNEL=6.12 installs linux-source-6.12, not 6.1"
+expect 2 "unknown KERNEL '7.0'" "make: an unknown KERNEL is refused" -- \
+	make -s -C "$top" KERNEL=7.0 help
 # shellcheck source=scripts/lib.sh
 ok "$(. "$S/lib.sh"; r1=$(image_release "$tmp/old/arch/arm64/boot/Image")
 	echo 6.1.1-vlbuilt > "$tmp/old/lab-release"
