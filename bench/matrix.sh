@@ -52,7 +52,12 @@ LAB_META_date=${LAB_META_date:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 export LAB_META_kernel LAB_META_series LAB_META_machine LAB_META_accel \
 	LAB_META_ram_mib LAB_META_cpus LAB_META_date
 
-backends="ashmem volatile anon memfd madvfree pinned dontneed"
+# MAP_DROPPABLE (6.11) is a baseline wherever the kernel has it.
+droppable=droppable
+case "$LAB_META_kernel" in
+[0-5].* | 6.[0-9].* | 6.10.*) droppable= ;;
+esac
+backends="ashmem volatile anon memfd madvfree pinned dontneed${droppable:+ $droppable}"
 if [ "$mode" = quick ] || [ "$mode" = sweep-quick ]; then
 	reps=1
 	sizes="4K 1M"
@@ -123,7 +128,7 @@ fi
 # lmkd killed every app of an upsi-150ms run, and the guest then
 # panicked ("Out of memory and no killable processes": the ballast, the
 # manager, the killer and appbench itself are at oom_score_adj -1000).
-app_backends="pinned memfd ashmem madvfree volatile"
+app_backends="pinned memfd ashmem madvfree volatile${droppable:+ $droppable}"
 user_backends="uchrome upsi-10ms upsi-50ms upsi-150ms utrim"
 app_killers="oom"
 # Concurrency: the backends whose pin and unpin are system calls, and
@@ -202,8 +207,8 @@ while [ "$mode" = rust ] && [ $rep -le $reps ]; do
 	rep=$((rep + 1))
 done
 # The regime sweep: the app regime's arguments but the free memory; 10
-# repetitions, so that each of the 10 backends takes
-# each place of its block once.
+# repetitions, so that each of the 10 backends (11 with droppable) takes
+# each place of its block once (nearly).
 while { [ "$mode" = sweep ] || [ "$mode" = sweep-quick ]; } &&
       [ $rep -le $reps ]; do
 	seq=0
@@ -317,7 +322,7 @@ while [ $rep -le $reps ]; do
 	# those of the plans before it.
 	for k in $arena_ranges; do
 		seq=$((seq + 1))
-		for b in $(ordered $seq "ashmem volatile anon madvfree"); do
+		for b in $(ordered $seq "ashmem volatile anon madvfree${droppable:+ $droppable}"); do
 			echo "arena purgebench $b --mode global --mib $arena_mib --ranges $k --rep $rep" >> "$plan"
 		done
 	done

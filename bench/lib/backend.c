@@ -20,6 +20,11 @@
 #include "backend.h"
 #include "bench.h"
 
+/* 6.11's uapi value: the lab's headers are 6.1's, which do not have it. */
+#ifndef MAP_DROPPABLE
+#define MAP_DROPPABLE 0x08
+#endif
+
 static const char *const names[] = {
 	[BACKEND_ASHMEM] = "ashmem",
 	[BACKEND_VOLATILE] = "volatile",
@@ -28,6 +33,7 @@ static const char *const names[] = {
 	[BACKEND_DONTNEED] = "dontneed",
 	[BACKEND_ANON] = "anon",
 	[BACKEND_MEMFD] = "memfd",
+	[BACKEND_DROPPABLE] = "droppable",
 };
 
 const char *backend_name(enum backend b)
@@ -50,6 +56,11 @@ enum backend backend_parse(const char *prog, const char *name)
 	}
 	usage_error(prog, "unknown backend '%s' (one of: %s)", name,
 		    BACKEND_NAMES);
+}
+
+bool backend_drops_pinned(enum backend b)
+{
+	return b == BACKEND_DROPPABLE;
 }
 
 static bool uses_cutils(const struct region *r)
@@ -101,8 +112,15 @@ int region_create(struct region *r, enum backend b, size_t len)
 	if (r->backend == BACKEND_MEMFD)
 		return memfd_region(r);
 	r->map = mmap(NULL, r->len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return r->map == MAP_FAILED ? -1 : 0;
+		      (r->backend == BACKEND_DROPPABLE ? MAP_DROPPABLE :
+							MAP_PRIVATE) |
+		      MAP_ANONYMOUS, -1, 0);
+	if (r->map != MAP_FAILED)
+		return 0;
+	/* A kernel before 6.11 has no such mapping type. */
+	if (r->backend == BACKEND_DROPPABLE && errno == EINVAL)
+		fprintf(stderr, "MAP_DROPPABLE refused (EINVAL): it needs Linux 6.11 or later\n");
+	return -1;
 }
 
 /*
@@ -144,9 +162,27 @@ int region_unpin(struct region *r, size_t off, size_t len)
 		return madvise(r->map + off, len, MADV_VOLATILE);
 	case BACKEND_PINNED:
 	case BACKEND_MEMFD:
+	case BACKEND_DROPPABLE:
 		break;
 	}
 	return 0;
+}
+
+/*
+ * MAP_DROPPABLE's pin: a dropped page reads zeros, so a zero first word
+ * is a drop.  Dirtying the page (as madvfree_pin() does) would not keep
+ * it: the kernel drops dirty droppable pages too.
+ */
+static int droppable_pin(struct region *r, size_t off, size_t len)
+{
+	int purged = 0;
+	size_t o;
+
+	for (o = off; o < off + len; o += page_size)
+		if (!__atomic_load_n((uint64_t *)(r->map + o),
+				     __ATOMIC_RELAXED))
+			purged = 1;
+	return purged;
 }
 
 /*
@@ -183,6 +219,8 @@ int region_pin(struct region *r, size_t off, size_t len)
 		return ashmem_pin_region(r->fd, off, len);
 	case BACKEND_MADVFREE:
 		return madvfree_pin(r, off, len);
+	case BACKEND_DROPPABLE:
+		return droppable_pin(r, off, len);
 	case BACKEND_DONTNEED:
 		return 1;
 	case BACKEND_ANON:

@@ -11,6 +11,10 @@
  *   madvfree  MADV_FREE on unpin; on pin, a per-page canary
  *   pinned    nothing is ever released
  *   dontneed  MADV_DONTNEED on unpin: always purged
+ *   droppable a MAP_DROPPABLE mapping (6.11): the kernel may drop any page,
+ *             pinned or not, and it reads zeros then; unpin does nothing,
+ *             pin checks a per-page canary, and nothing tells the cache
+ *             of a drop between that check and its use of the data
  * ashmem and volatile are the two libraries of <cutils/ashmem.h>, so a
  * program is linked once per library (<prog>_ashmem, <prog>_volatile)
  * and each binary offers its own plus the five others.
@@ -29,10 +33,11 @@ enum backend {
 	BACKEND_DONTNEED,
 	BACKEND_ANON,
 	BACKEND_MEMFD,
+	BACKEND_DROPPABLE,
 };
 
 #define BACKEND_NAMES \
-	"ashmem, volatile, anon, memfd, madvfree, pinned, dontneed"
+	"ashmem, volatile, anon, memfd, madvfree, pinned, dontneed, droppable"
 
 struct region {
 	enum backend backend;
@@ -47,6 +52,13 @@ struct region {
  */
 enum backend backend_parse(const char *prog, const char *name);
 const char *backend_name(enum backend b);
+
+/*
+ * Whether the kernel may take pinned data of backend @b (droppable): a
+ * cache of it must verify what it reads, and a mismatch is a drop, not
+ * a correctness failure.
+ */
+bool backend_drops_pinned(enum backend b);
 
 /* A mapped, pinned, zero-filled region of @len bytes; -1 and errno. */
 int region_create(struct region *r, enum backend b, size_t len);

@@ -60,7 +60,7 @@ def app_points(t, metric):
     """(swap label, backend, swap MiB) of each app point with @metric."""
     for x in t.params(APP):
         swap = "none" if x == 0 else f"zram {x:g} MiB"
-        for b in APP_BACKENDS + USER_BACKENDS:
+        for b in APP_BACKENDS + USER_BACKENDS + (DROPPABLE,):
             if t.all(APP, b, x, metric):
                 yield swap, b, x
 

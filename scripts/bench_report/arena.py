@@ -53,12 +53,16 @@ def report_arena(arch, rows, w):
       "purge is purged / needed (what the foreground touched beyond the "
       "room it had): 1 is ideal, lower is better down to 1. "
       f"{len(reps)} repetition(s); the runs whose foreground was OOM-"
-      "killed are counted apart, and their over-purge is left out.\n")
+      "killed are counted apart, and their over-purge is left out. "
+      "Pinned lost: pages of the pinned gaps that read zeros after the "
+      "run (median MiB), which only droppable may lose, since the "
+      "kernel drops its pages pinned or not.\n")
     w("| ranges | backend | over-purge, median [min-max] | purged MiB | "
-      "needed MiB | runs OOM-killed | over-purge / ashmem's [95% CI] |")
-    w("|---|---|---|---|---|---|---|")
+      "needed MiB | runs OOM-killed | over-purge / ashmem's [95% CI] | "
+      "pinned lost MiB |")
+    w("|---|---|---|---|---|---|---|---|")
     for x in xs:
-        for b in ARENA_BACKENDS:
+        for b in plus_droppable(ARENA_BACKENDS, t, BENCH):
             if not t.all(BENCH, b, x, "purged_mib"):
                 continue
             clean = clean_overpurge(t, b, x)
@@ -70,7 +74,8 @@ def report_arena(arch, rows, w):
               f"{fmt(t.get(BENCH, b, x, 'purged_mib'))} | "
               f"{fmt(t.get(BENCH, b, x, 'needed_mib'))} | {k} of {n} | "
               + (fmt_ratio(clean, base) if b != "ashmem" and clean and base
-                 else "") + " |")
+                 else "") + " | "
+              + fmt(t.get(BENCH, b, x, "pinned_lost_mib")) + " |")
     w("")
 
 
@@ -91,3 +96,8 @@ def checks(d, data, opts):
     yield (not bad, "the arena's purged, needed and unpinned MiB are "
            "non-negative" + (f"; first bad: {row_name(bad[0])}"
                              if bad else ""))
+    lost = [r for r in rows if r["metric"] == "pinned_lost_mib"
+            and r["backend"] != DROPPABLE and r["value"] != 0]
+    yield (not lost, "no backend but droppable lost pinned data in the "
+           "arena (pinned_lost_mib = 0)"
+           + (f"; first: {row_name(lost[0])}" if lost else ""))

@@ -31,11 +31,12 @@ def section(run, w):
           "ops/s); memory.max 0 means no limit. An OOM-killed cache "
           "counts the operations it never did as misses; OOM kills "
           "include the competitor's, where there is one.\n")
-        w("| memory.max (MiB) | " + " | ".join(CACHE_BACKENDS) + " |")
-        w("|---" * (len(CACHE_BACKENDS) + 1) + "|")
+        bs = plus_droppable(CACHE_BACKENDS, cache, bench)
+        w("| memory.max (MiB) | " + " | ".join(bs) + " |")
+        w("|---" * (len(bs) + 1) + "|")
         for x in cache.params(bench):
             cells = []
-            for b in CACHE_BACKENDS:
+            for b in bs:
                 g = lambda m: cache.get(bench, b, x, m)
                 cells.append(f"{fmt(g('hit_rate'))} ({fmt(g('oom_kills'))}, "
                              f"{fmt(g('verify_failures'))}, "

@@ -32,8 +32,13 @@ APP_BACKENDS = ("pinned", "memfd", "ashmem", "madvfree", "volatile")
 USER_BACKENDS = ("uchrome", "upsi-10ms", "upsi-50ms", "upsi-150ms", "utrim")
 # The one that must act in every run for the comparison to stand.
 FAITHFUL_USER_BACKENDS = ("uchrome",)
+# MAP_DROPPABLE (6.11; issue 28): a baseline on the kernels that have
+# it (bench-matrix adds it there), in the families where it applies.
+DROPPABLE = "droppable"
+DROPPABLE_SINCE = (6, 11)
+DROPPABLE_FAMILIES = ("pin", "purge", "cache", "app", "arena")
 # Every backend a graph may draw, in the order of their colours.
-PLOT_BACKENDS = CACHE_BACKENDS + USER_BACKENDS
+PLOT_BACKENDS = CACHE_BACKENDS + USER_BACKENDS + (DROPPABLE,)
 CONC = "concurrency"
 # Kernel against userspace (section 5 and the answer): metric, what, and
 # whether more is better (None: neither; over-purge near 1 is the aim,
@@ -233,6 +238,26 @@ def stall_values(t, bench, b, x, metric):
         # No oom_kills rows at all (older CSV, or not a purge run).
         return t.all(bench, b, x, metric), 0
     return t.some(bench, b, x, metric, clean), len(killed) + len(unknown)
+
+
+def kernel_version(meta):
+    """(major, minor) of the CSV's kernel release, or None."""
+    parts = meta.get("kernel", "").split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def kernel_has_droppable(meta):
+    v = kernel_version(meta)
+    return v is not None and v >= DROPPABLE_SINCE
+
+
+def plus_droppable(backends, t, bench):
+    """@backends, and droppable where @t has it at @bench."""
+    return tuple(backends) + ((DROPPABLE,) if DROPPABLE in t.backends(bench)
+                              else ())
 
 
 class Run:

@@ -15,7 +15,7 @@ GRAPHS = tuple(g for m in SECTIONS for g in getattr(m, "GRAPHS", ()))
 # reused: gnuplot's default cycle has 8.
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
            "#8c564b", "#e377c2", "#000000", "#7f7f7f", "#17becf",
-           "#bcbd22", "#393b79", "#ad494a")
+           "#bcbd22", "#393b79", "#ad494a", "#637939", "#8c6d31")
 # How a series of a graph with several metrics is named in its legend.
 SERIES = {"unpin_ns_p50": "unpin", "pin_ns_p50": "pin",
           "psi_some_pct": "some", "psi_full_pct": "full"}

@@ -5,6 +5,13 @@ from .common import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
 
 
+def shown_backends(rows):
+    """BACKENDS, and droppable where a headline row has it (6.11 on)."""
+    return BACKENDS + ((DROPPABLE,) if any(
+        DROPPABLE in t.backends(bench) for _, t, bench, _, _ in rows)
+        else ())
+
+
 def headline(pin, purge, cache, w):
     sizes = pin.params("pin_size")
     frags = pin.params("pin_frag")
@@ -55,20 +62,21 @@ def headline(pin, purge, cache, w):
         rows.append((f"cache operations per second, cache_regions, "
                      f"memory.max {loose:g} MiB", cache, "cache_regions",
                      loose, "ops_per_s"))
-    w("| measure | " + " | ".join(BACKENDS) + " | "
+    bs = shown_backends(rows)
+    w("| measure | " + " | ".join(bs) + " | "
       "volatile / ashmem | volatile / pinned | volatile / dontneed | "
       "ashmem / pinned | ashmem / dontneed |")
-    w("|---" * 11 + "|")
+    w("|---" * (len(bs) + 6) + "|")
     for label, t, bench, x, metric in rows:
-        vals = {b: stall_values(t, bench, b, x, metric) for b in BACKENDS}
+        vals = {b: stall_values(t, bench, b, x, metric) for b in bs}
         if metric == "oom_kills":
             cells = [k_of_n(t.all(bench, b, x, metric),
-                                   lambda k: k > 0) for b in BACKENDS]
+                                   lambda k: k > 0) for b in bs]
             ratios = ["n/a"] * 5
         else:
             cells = [fmt(median(v)) + (f" ({out} killed left out)"
                                        if out else "")
-                     for v, out in (vals[b] for b in BACKENDS)]
+                     for v, out in (vals[b] for b in bs)]
             ratios = [fmt_ratio(vals[a][0], vals[b][0]) for a, b in
                       (("volatile", "ashmem"), ("volatile", "pinned"),
                        ("volatile", "dontneed"), ("ashmem", "pinned"),
@@ -96,18 +104,19 @@ def appendix(arch, rows, w):
     w("One row per repetition (the `rep` column of the CSV); the headline "
       "table gives their medians. A stall of a run whose foreground was "
       "OOM-killed is marked (killed): the headline leaves it out.\n")
+    bs = shown_backends(rows)
     for label, t, bench, x, metric in rows:
-        reps = sorted({r for b in BACKENDS
+        reps = sorted({r for b in bs
                        for r in t.reps(bench, b, x, metric)})
         if not reps:
             continue
         w(f"{label}:\n")
-        w("| rep | " + " | ".join(BACKENDS) + " |")
-        w("|---" * (len(BACKENDS) + 1) + "|")
+        w("| rep | " + " | ".join(bs) + " |")
+        w("|---" * (len(bs) + 1) + "|")
         for rep in reps:
             w(f"| {rep} | " + " | ".join(
                 fmt(t.at(bench, b, x, metric, rep))
                 + (" (killed)" if metric in STALL_METRICS and
                    rep in kill_split(t, bench, b, x, metric)[1] else "")
-                for b in BACKENDS) + " |")
+                for b in bs) + " |")
         w("")

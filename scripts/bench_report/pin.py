@@ -26,12 +26,13 @@ def section(run, w):
     w(f"![pin_size]({arch}/pin_size.svg)\n")
     w("Unpin + pin of a whole region, p50 (p99), ns per pair; the ratio "
       "column is volatile / ashmem.\n")
-    w("| size | " + " | ".join(BACKENDS) + " | volatile / ashmem |")
-    w("|---" * (len(BACKENDS) + 2) + "|")
+    bs = plus_droppable(BACKENDS, pin, "pin_size")
+    w("| size | " + " | ".join(bs) + " | volatile / ashmem |")
+    w("|---" * (len(bs) + 2) + "|")
     losses = []
     for x in pin.params("pin_size"):
         cells = []
-        for b in BACKENDS:
+        for b in bs:
             cells.append(f"{fmt(pin.get('pin_size', b, x, 'pair_ns_p50'))} "
                          f"({fmt(pin.get('pin_size', b, x, 'pair_ns_p99'))})")
         r = ratio(pin.get("pin_size", "volatile", x, "pair_ns_p50"),

@@ -54,7 +54,7 @@ def section(run, w):
         w("|---|---|---|---|---|---|---|")
         for x in purge.params(bench):
             dn = purge.all(bench, "dontneed", x, "purge_mib_per_s")
-            for b in BACKENDS:
+            for b in plus_droppable(BACKENDS, purge, bench):
                 g = lambda m: purge.get(bench, b, x, m)
                 lo, hi = purge.spread(bench, b, x, "purge_mib_per_s")
                 w(f"| {b} | {x:g} | {fmt(g('purged_mib'))} | "
@@ -91,7 +91,7 @@ def section(run, w):
           "over-purge |")
         w("|---|---|---|---|---|---|---|---|---|---|---|")
         for x in purge.params(bench):
-            for b in BACKENDS:
+            for b in plus_droppable(BACKENDS, purge, bench):
                 clean, killed, unknown = kill_split(purge, bench, b, x)
                 if not (clean or killed or unknown):
                     continue
@@ -248,7 +248,7 @@ def report_oom_left(purge, w):
     engine_kills, sizing_kills = [], []
     for bench, what in benches:
         for x in purge.params(bench):
-            for b in BACKENDS:
+            for b in plus_droppable(BACKENDS, purge, bench):
                 p = oom_point(purge, bench, b, x)
                 if not p["runs"]:
                     continue
