@@ -8,6 +8,7 @@ from .common import *  # noqa: F401,F403
 from .answer import answer
 from .families import SECTIONS
 from .headline import appendix, headline
+from .kernels import side_by_side
 from .targets import shared_engine_targets, targets
 
 
@@ -122,6 +123,7 @@ def report(out_path, dirs):
       "on every hit; a purge that went unreported would show as a "
       "verification failure.\n")
     out.extend(section)
+    side_by_side(loaded, w)
     for arch, d, meta, data in loaded:
         report_arch(arch, d, meta, data, out)
     with open(out_path + ".tmp", "w", encoding="utf-8") as f:
