@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm-selftests.sh ARCH: run the 6.1 tree's own mm selftests
-# (tools/testing/selftests/vm, the programs kernel/vm-selftests/tests.list
-# names) on the kernel with the series and on the same config without it,
-# print the two result lists side by side and fail on any difference.
+# vm-selftests.sh ARCH: run the kernel tree's own mm selftests (6.1:
+# tools/testing/selftests/vm, the programs kernel/vm-selftests/tests.list
+# names; 6.12, LAB_KERNEL=6.12: tools/testing/selftests/mm and
+# tests-6.12.list) on the kernel with the series and on the same config
+# without it, print the two result lists side by side and fail on any
+# difference.
 #
 # The programs are built once, statically, from the unpatched tree, so both
 # kernels run the very same binaries.  The patched kernel is the normal
@@ -18,17 +20,29 @@ set -eu
 arch=$1
 check_arch "$arch"
 
-list=$LAB_TOP/kernel/vm-selftests/tests.list
-out=$LAB_BUILD/vm-selftests/$arch
+case "$LAB_KERNEL" in
+6.1) list=tests.list sub=vm ;;
+*) list=tests-$LAB_KERNEL.list sub=mm ;;
+esac
+list=$LAB_TOP/kernel/vm-selftests/$list
+out=$LAB_BUILD/vm-selftests/$(variant_name "$arch" 0)
 extra=$out/extra
-headers=$(headers_dir "$arch")/include
 cross=$(cross_prefix "$arch")
 [ -r "$list" ] || die "cannot read $list"
-[ -d "$headers" ] || die "no uapi headers in $headers (run: make headers ARCH=$arch)"
+# The series' own uapi headers (6.12's selftests use uapi 6.1 lacks).
+headers=$("$LAB_TOP/scripts/kernel-build.sh" "$arch" 0 headers)
+[ -d "$headers" ] || die "no uapi headers in $headers"
 
 "$LAB_TOP/scripts/kernel-tree.sh" baseline
 tree=$(baseline_src_dir)
-vm=$tree/tools/testing/selftests/vm
+vm=$tree/tools/testing/selftests/$sub
+# What the tree's own Makefile provides: 6.12's local_config.h (made by
+# its check_config.sh; no liburing here), and kselftest.h, which 6.12's
+# khugepaged.c uses without including.
+mkdir -p "$out/include"
+echo "/* No liburing support (volatile-lab) */" > "$out/include/local_config.h"
+cflags=()
+[ "$sub" = vm ] || cflags=(-I "$out/include" -include "$vm/../kselftest.h")
 
 # The list: NAME TIMEOUT [ARGS...]; comments and blank lines ignored.
 tests=$(awk '!/^[ \t]*(#|$)/' "$list")
@@ -46,10 +60,11 @@ mkdir -p "$extra/bin"
 while read -r name _; do
 	srcs=$vm/$name.c
 	grep -q '"vm_util.h"' "$srcs" && srcs="$srcs $vm/vm_util.c"
+	grep -q '"thp_settings.h"' "$srcs" && srcs="$srcs $vm/thp_settings.c"
 	# shellcheck disable=SC2086 # srcs is a list of paths
 	"${cross}gcc" -static -O2 -Wall -I "$tree" -isystem "$headers" \
-		-o "$extra/bin/$name" $srcs -lrt -lpthread ||
-		die "$name does not build"
+		${cflags[@]+"${cflags[@]}"} -o "$extra/bin/$name" $srcs \
+		-lrt -lpthread -lm || die "$name does not build"
 done <<< "$tests"
 printf '%s\n' "$tests" > "$extra/tests.list"
 
