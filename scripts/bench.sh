@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench.sh ARCH quick|full: `make bench`.  Boots the normal kernel of
-# ARCH once, runs the whole benchmark matrix in it (bench/matrix.sh)
+# ARCH (on LAB_KERNEL, make KERNEL=: 6.1's results go to results/ARCH,
+# 6.12's to results/ARCH-6.12) once, runs the whole benchmark matrix in it (bench/matrix.sh)
 # with its progress on the terminal, copies the CSV back and renders the
 # graphs.  full: into results/ARCH/, then results/README.md is generated
 # from every results/<arch>/ there is.  quick (BENCH_QUICK=1, and make
@@ -18,10 +19,10 @@ set -eu
 arch=$1 mode=$2
 check_arch "$arch"
 case "$mode" in
-quick) out=$LAB_BUILD/bench/$arch-quick timeout=900 ;;
+quick) out=$LAB_BUILD/bench/$(variant_name "$arch" 0)-quick timeout=900 ;;
 # The full main boot took 3640 s on 2 TCG cores with the plan of
 # 2026-12-04 (3800 runs); the guard leaves room, the hour is the target.
-full) out=$LAB_TOP/results/$arch timeout=4200 ;;
+full) out=$LAB_TOP/results/$(variant_name "$arch" 0) timeout=4200 ;;
 *) die "unknown mode '$mode' (quick or full)" ;;
 esac
 case "${BENCH_SWEEP:-0}" in
@@ -34,7 +35,7 @@ report=$LAB_TOP/scripts/bench-report.py
 py=/usr/bin/python3
 
 start=$(date +%s)
-run_dir=$LAB_BUILD/runs/bench-$arch-$mode
+run_dir=$LAB_BUILD/runs/bench-$(variant_name "$arch" 0)-$mode
 mkdir -p "$run_dir"
 {
 	echo "export LAB_META_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -94,7 +95,9 @@ grep -q '^bench-matrix: done' "$run_dir/share/job.log" 2>/dev/null &&
 # EXTRA_TIMEOUT: the boot's limit in seconds (900).
 extra_boot()
 {
-	local name=$1 matrix=$2 dir=$LAB_BUILD/runs/bench-$arch-$1 f
+	local name=$1 matrix=$2 f dir
+
+	dir=$LAB_BUILD/runs/bench-$(variant_name "$arch" 0)-$1
 
 	shift 2
 	mkdir -p "$dir"
@@ -160,7 +163,9 @@ if [ "$mode" = quick ]; then
 	exit "${PIPESTATUS[0]}"
 fi
 dirs=()
-for d in "$LAB_TOP"/results/arm64 "$LAB_TOP"/results/x86_64; do
+# Each arch on each kernel (results/<arch>, results/<arch>-6.12).
+for d in "$LAB_TOP"/results/arm64 "$LAB_TOP"/results/arm64-6.12 \
+	 "$LAB_TOP"/results/x86_64 "$LAB_TOP"/results/x86_64-6.12; do
 	[ ! -f "$d/pin.csv" ] || dirs+=("$d")
 done
 "$py" "$report" report "$LAB_TOP/results/README.md" "${dirs[@]}"

@@ -175,18 +175,28 @@ phase "testing the harness on $(variant_name "$arch" 0)"
 # The benchmarks' quick mode: every code path on tiny sizes, the arena
 # and the regime sweep too (BENCH_SWEEP=1: a second boot), then the CSV
 # and graphs are checked for shape and sanity (not for numbers).
-phase "quick benchmarks on $(variant_name "$arch" 0)"
-"$LAB_TOP/scripts/deps.sh" plot
-quick=$LAB_BUILD/bench/$arch-quick
-rm -f "$quick/check.tap"
-BENCH_SWEEP=1 "$LAB_TOP/scripts/bench.sh" "$arch" quick \
-	> "$results/bench.log" 2>&1 || true
-if [ -f "$quick/check.tap" ]; then
-	cp "$quick/check.tap" "$results/bench.tap"
-else
-	printf '1..1\nnot ok 1 bench: the quick run left no check (see %s)\n' \
-		"$results/bench.log" > "$results/bench.tap"
-fi
+# quick_bench NAME SWEEP: make bench BENCH_QUICK=1 (BENCH_SWEEP=SWEEP) on
+# the normal kernel of LAB_KERNEL; its check goes to $results/NAME.tap.
+quick_bench()
+{
+	local variant quick
+
+	variant=$(variant_name "$arch" 0)
+	quick=$LAB_BUILD/bench/$variant-quick
+	phase "quick benchmarks on $variant"
+	"$LAB_TOP/scripts/deps.sh" plot
+	rm -f "$quick/check.tap"
+	BENCH_SWEEP=$2 "$LAB_TOP/scripts/bench.sh" "$arch" quick \
+		> "$results/$1.log" 2>&1 || true
+	if [ -f "$quick/check.tap" ]; then
+		cp "$quick/check.tap" "$results/$1.tap"
+	else
+		printf '1..1\nnot ok 1 %s: the quick run left no check (see %s)\n' \
+			"$1" "$results/$1.log" > "$results/$1.tap"
+	fi
+}
+
+quick_bench bench 1
 run_suites 1
 phase "ashmem suites on $(variant_name "$arch" 1) in the Rust mode"
 run_job "$(variant_name "$arch" 1)-ashmem-rust" "$ashmem_job" --debug 1 \
@@ -225,6 +235,8 @@ uapi_defs()
 	export LAB_KERNEL=6.12
 	run_suites 0
 	uapi_tap > "$results/$(variant_name "$arch" 0)/uapi.tap"
+	# Where droppable, a baseline from 6.11 on, runs.
+	quick_bench bench-6.12 0
 )
 
 phase "summary ($(($(date +%s) - start))s)"
