@@ -1336,6 +1336,133 @@ static void test_thp_partial(void)
 }
 
 /*
+ * mTHP (6.8 on): PTE-mapped anonymous folios of 64 KiB, the size Android
+ * kernels enable.  A range of whole folios is purged and reported like
+ * small pages; a range inside one folio is purged by splitting it, and
+ * the rest of the folio stays intact.  Kernels without the per-size
+ * sysfs knob (6.1) skip, and say so.
+ */
+#define MTHP_DIR "/sys/kernel/mm/transparent_hugepage/hugepages-64kB"
+
+/* The bracketed choice of an mTHP "enabled" file, into @buf. */
+static int mthp_setting(const char *dir, char *buf, size_t size)
+{
+	char raw[128], *open, *close;
+
+	if (cg_read(dir, "enabled", raw, sizeof(raw)))
+		return -1;
+	open = strchr(raw, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!close || (size_t)(close - open) > size)
+		return -1;
+	snprintf(buf, size, "%.*s", (int)(close - open - 1), open + 1);
+	return 0;
+}
+
+/* A 64 KiB folio statistic (stats/@name), or UINT64_MAX. */
+static uint64_t mthp_stat(const char *name)
+{
+	char file[64];
+	uint64_t v;
+
+	snprintf(file, sizeof(file), "stats/%s", name);
+	return cg_read_u64(MTHP_DIR, file, &v) ? UINT64_MAX : v;
+}
+
+static void test_mthp(void)
+{
+	const size_t folio = 64 * 1024, fpages = folio / page_size;
+	const size_t size = MIB, pages = size / page_size;
+	const char *const names[] = {
+		"mTHP: 64 KiB folios of a volatile range are purged and reported",
+		"mTHP: a range inside a 64 KiB folio: the purge splits it and frees what it reports",
+		"mTHP: ... and the rest of the folio is intact",
+	};
+	char saved[32], saved_pmd[32];
+	uint64_t alloc0, alloc1, split0, split1, purged0, purged1;
+	bool no_swap = meminfo_kb("SwapTotal") == 0;
+	size_t i, lost = 0, zero = 0, corrupt = 0;
+	struct vr_census c;
+	char *raw, *p, *q;
+	int r;
+
+	if (mthp_setting(MTHP_DIR, saved, sizeof(saved)) ||
+	    mthp_setting("/sys/kernel/mm/transparent_hugepage", saved_pmd,
+			 sizeof(saved_pmd))) {
+		for (i = 0; i < 3; i++)
+			tap_skip("no 64 KiB mTHP knob (" MTHP_DIR ", 6.8 on)",
+				 "%s", names[i]);
+		return;
+	}
+	/* 64 KiB folios only: no PMD THP, which test_thp() covers. */
+	if (cg_write("/sys/kernel/mm/transparent_hugepage", "enabled",
+		     "never") ||
+	    cg_write(MTHP_DIR, "enabled", "always"))
+		tap_bail("cannot set the mTHP knobs: %s", strerror(errno));
+	raw = mmap(NULL, 2 * size + folio, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		tap_bail("mmap: %s", strerror(errno));
+	p = (char *)(((unsigned long)raw + folio - 1) & ~(folio - 1));
+	q = p + size;
+	alloc0 = mthp_stat("anon_fault_alloc");
+	vr_fill(p, pages, 41);
+	vr_fill(q, pages, 43);
+	alloc1 = mthp_stat("anon_fault_alloc");
+	tap_diag("mTHP: anon_fault_alloc +%llu (64 KiB folios for %zu)",
+		 (unsigned long long)(alloc1 - alloc0), 2 * pages / fpages);
+
+	/* Whole folios. */
+	vr_madvise(p, size, MADV_VOLATILE);
+	purged0 = vr_purged_counter();
+	vr_reclaim(cg, 2 * size);
+	purged1 = vr_purged_counter();
+	r = vr_madvise(p, size, MADV_NONVOLATILE);
+	c = vr_check(p, pages, 41);
+	tap_diag("mTHP whole: pgvolatile_purged +%llu, NONVOLATILE %d, %zu zero, %zu intact, %zu corrupt",
+		 (unsigned long long)(purged1 - purged0), r, c.zero,
+		 c.intact, c.corrupt);
+	tap_result(alloc0 != UINT64_MAX && alloc1 - alloc0 >= 2 * pages /
+		   fpages / 2 && c.corrupt == 0 &&
+		   (!no_swap || (r == 1 && c.zero == pages)),
+		   "%s (%zu of %zu zero)", names[0], c.zero, pages);
+
+	/* A quarter of the first folio of q, inside it. */
+	split0 = mthp_stat("split");
+	purged0 = vr_purged_counter();
+	vr_madvise(q + 4 * page_size, 4 * page_size, MADV_VOLATILE);
+	vr_reclaim(cg, 4 * page_size);
+	purged1 = vr_purged_counter();
+	split1 = mthp_stat("split");
+	r = vr_madvise(q + 4 * page_size, 4 * page_size, MADV_NONVOLATILE);
+	for (i = 0; i < pages; i++) {
+		if (i < 4 || i >= 8)
+			lost += !vr_page_intact(q, i, 43);
+		else if (vr_page_zero(q, i))
+			zero++;
+		else
+			corrupt += !vr_page_intact(q, i, 43);
+	}
+	tap_diag("mTHP in part: pgvolatile_purged +%llu, stats/split +%lld, NONVOLATILE %d, %zu zero",
+		 (unsigned long long)(purged1 - purged0),
+		 split0 == UINT64_MAX ? -1LL : (long long)(split1 - split0),
+		 r, zero);
+	tap_result(split0 != UINT64_MAX &&
+		   (!no_swap || purged1 - purged0 >= 4) &&
+		   (purged1 == purged0 || split1 > split0) &&
+		   (r == 1) == (zero > 0),
+		   "%s", names[1]);
+	tap_result(lost == 0 && corrupt == 0,
+		   "%s (%zu pages lost, %zu corrupt)", names[2], lost,
+		   corrupt);
+	munmap(raw, 2 * size + folio);
+	if (cg_write(MTHP_DIR, "enabled", saved) ||
+	    cg_write("/sys/kernel/mm/transparent_hugepage", "enabled",
+		     saved_pmd))
+		tap_bail("cannot restore the mTHP knobs: %s", strerror(errno));
+}
+
+/*
  * Pages pinned for DMA (FOLL_PIN: an io_uring fixed buffer here) are in
  * use by a device: a purge must keep them, THP or not, and NONVOLATILE
  * must say nothing was purged.  Once unpinned, the same range is purged.
@@ -2203,6 +2330,7 @@ static const struct vr_test suite[] = {
 	TEST(accounting, 5),
 	TEST(thp, 3),
 	TEST(thp_partial, 2),
+	TEST(mthp, 3),
 	TEST(pinned, 2),
 	TEST(thp_policy, 1),
 	TEST(mlock, 3),
