@@ -64,8 +64,9 @@
  * param "free_mib=F" instead of the swap.
  *
  * A run whose ballast the OOM killer took (every app was killed and
- * memory was still short) writes only ballast_lost = 1 and exits with
- * status 3: bench-matrix counts it as discarded, not failed.
+ * memory was still short), or which could not lock its ballast at all,
+ * writes only ballast_lost = 1 and exits with status 3: bench-matrix
+ * counts it as discarded, not failed.
  *
  *   appbench_<lib> --backend B --apps N --cache-mib C --object-kib S
  *        --fg-mib G --free-mib F --switches W --ops O [--launch L]
@@ -632,8 +633,25 @@ static pid_t ballast_start(long mib)
 		_exit(0);
 	}
 	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
-		die("%s: cannot lock a %ld MiB ballast", prog, mib);
+	if (read(ready[0], &c, 1) != 1) {
+		int status;
+
+		/*
+		 * MemAvailable promised memory that could not be locked: the
+		 * OOM killer took the ballast while it faulted in (6.12's
+		 * quick regime, 8 MiB left), or the lock failed.  The run
+		 * cannot have the memory it says, as when the ballast is
+		 * lost later.
+		 */
+		close(ready[0]);
+		if (waitpid(pid, &status, 0) != pid)
+			die("%s: waitpid: %m", prog);
+		fprintf(stderr, "%s: cannot lock a %ld MiB ballast (%s %d)\n",
+			prog, mib, WIFSIGNALED(status) ? "signal" : "status",
+			WIFSIGNALED(status) ? WTERMSIG(status) :
+					      WEXITSTATUS(status));
+		return -1;
+	}
 	close(ready[0]);
 	return pid;
 }
@@ -646,7 +664,8 @@ static bool ballast_lost(pid_t ballast)
 {
 	int status;
 
-	return waitpid(ballast, &status, WNOHANG) == ballast;
+	/* -1: it was never locked (ballast_start()). */
+	return ballast < 0 || waitpid(ballast, &status, WNOHANG) == ballast;
 }
 
 /* The some and full totals of /proc/pressure/memory, in microseconds. */
@@ -905,11 +924,12 @@ static bool run(const struct params *p, struct app_stats *stats,
 		die("%s: only %ld MiB available, --free-mib %ld asked", prog,
 		    free_mib, p->free_mib);
 	ballast = ballast_start(ballast_mib);
+	lost = ballast < 0;
 	if (pressure_watch_start(&o->watch, PRESSURE_PERIOD_US))
 		die("%s: cannot watch the watermarks (/proc/zoneinfo): %m",
 		    prog);
 
-	for (s = 0; s < p->switches; s++) {
+	for (s = 0; !lost && s < p->switches; s++) {
 		long next = rng_next(&rng) % (p->apps - (fg >= 0));
 		uint64_t t0;
 		char done;
@@ -977,7 +997,7 @@ static bool run(const struct params *p, struct app_stats *stats,
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
 	if (lost)
-		fprintf(stderr, "%s: the OOM killer took the %ld MiB ballast: the apps had less than --free-mib %ld; run discarded\n",
+		fprintf(stderr, "%s: the OOM killer took the %ld MiB ballast, or it could not be locked: the apps had less than --free-mib %ld; run discarded\n",
 			prog, ballast_mib, p->free_mib);
 	return !lost;
 }
