@@ -97,14 +97,16 @@ def report_droppable(run, w):
     purge, app, cache = run.table("purge"), run.table(APP), \
         run.table("cache")
     for t, bench, metric, what in (
-            (purge, "purge_global", "oom_kills", "global pressure"),
-            (app, APP, "app", "Android's regime")):
+            (purge, "purge_global", "oom_kills",
+             lambda x: f"global pressure, {x:g} MiB"),
+            (app, APP, "app", lambda x: "Android's regime ("
+             + ("zram" if x else "no swap") + ")")):
         for x in t.params(bench):
             vol, drop = kill_row(t, bench, x, metric)
             if not vol or not drop:
                 continue
             kv_, kd = (sum(1 for v in s if v > 0) for s in (vol, drop))
-            w(f"| {what} at {x:g}: runs with an OOM kill | "
+            w(f"| {what(x)}: runs with an OOM kill | "
               f"{kv_} of {len(vol)} | {kd} of {len(drop)} | "
               f"{fmt_p(fisher_p(kd, len(drop), kv_, len(vol)))} | "
               "lower |")
