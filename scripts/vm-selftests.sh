@@ -41,8 +41,11 @@ vm=$tree/tools/testing/selftests/$sub
 # khugepaged.c uses without including.
 mkdir -p "$out/include"
 echo "/* No liburing support (volatile-lab) */" > "$out/include/local_config.h"
+# -D_GNU_SOURCE= as 6.12's lib.mk: the forced include would otherwise
+# pull in features.h before a test's own #define _GNU_SOURCE.
 cflags=()
-[ "$sub" = vm ] || cflags=(-I "$out/include" -include "$vm/../kselftest.h")
+[ "$sub" = vm ] ||
+	cflags=(-D_GNU_SOURCE= -I "$out/include" -include "$vm/../kselftest.h")
 
 # The list: NAME TIMEOUT [ARGS...]; comments and blank lines ignored.
 tests=$(awk '!/^[ \t]*(#|$)/' "$list")
@@ -60,7 +63,8 @@ mkdir -p "$extra/bin"
 while read -r name _; do
 	srcs=$vm/$name.c
 	grep -q '"vm_util.h"' "$srcs" && srcs="$srcs $vm/vm_util.c"
-	grep -q '"thp_settings.h"' "$srcs" && srcs="$srcs $vm/thp_settings.c"
+	grep -q '"thp_settings.h"' "$vm/$name.c" &&
+		srcs="$srcs $vm/thp_settings.c"
 	# shellcheck disable=SC2086 # srcs is a list of paths
 	"${cross}gcc" -static -O2 -Wall -I "$tree" -isystem "$headers" \
 		${cflags[@]+"${cflags[@]}"} -o "$extra/bin/$name" $srcs \
