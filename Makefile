@@ -21,7 +21,11 @@ ZRAM ?= 0
 KERNEL_IMAGE ?=
 # The kernel the series is built on: Debian's linux-source-$(KERNEL) with
 # kernel/patches (6.1) or kernel/patches-6.12 (kernel/README.md).
-KERNEL ?= $(or $(LAB_KERNEL),6.1)
+# Only from the command line (or LAB_KERNEL): KERNEL is too common a name
+# to take from the environment.
+ifneq ($(origin KERNEL),command line)
+KERNEL := $(or $(LAB_KERNEL),6.1)
+endif
 LAB_KERNEL := $(KERNEL)
 export LAB_BUILD RUN EXTRA MGLRU ZRAM KERNEL_IMAGE LAB_KERNEL
 # What a boot needs: the lab's kernel unless KERNEL_IMAGE names another.
@@ -208,6 +212,7 @@ LAVA_FAMILY ?= share
 LAVA_JOBS := $(LAB_BUILD)/lava/jobs
 LAVA_BOARD_OUT := $(LAB_BUILD)/kernel/arm64-vim3/arch/arm64/boot
 lava:
+	@test "$(KERNEL)" = 6.1 || { echo 'lava: the LAVA jobs are 6.1'"'"'s (KERNEL=6.1)' >&2; exit 2; }
 	@test "$(ARCH)" = arm64 || { echo 'lava: ARCH=arm64 only' >&2; exit 2; }
 	$(DEPS) lava
 	rm -rf $(LAVA_JOBS)
@@ -223,6 +228,7 @@ lava:
 # build/kernel/arm64-vim3 (arch/arm64/boot/Image and
 # arch/arm64/boot/dts/amlogic/meson-g12b-a311d-khadas-vim3.dtb).
 lava-kernel:
+	@test "$(KERNEL)" = 6.1 || { echo 'lava-kernel: the LAVA jobs are 6.1'"'"'s (KERNEL=6.1)' >&2; exit 2; }
 	@test "$(ARCH)" = arm64 || { echo 'lava-kernel: ARCH=arm64 only' >&2; exit 2; }
 	$(MAKE) -s kernel-tree
 	$(DEPS) cross-arm64
@@ -232,6 +238,7 @@ lava-kernel:
 # benchmark family run by the real lava-dispatcher on this machine
 # (scripts/lava-run.sh), results imported into build/lava/run/results.
 lava-run:
+	@test "$(KERNEL)" = 6.1 || { echo 'lava-run: the LAVA jobs are 6.1'"'"'s (KERNEL=6.1)' >&2; exit 2; }
 	@test "$(ARCH)" = arm64 || { echo 'lava-run: ARCH=arm64 only' >&2; exit 2; }
 	$(DEPS) lava qemu-$(ARCH)
 	$(S)/lava-run.sh $(ARCH) $(LAVA_SUITE) $(LAVA_FAMILY)
