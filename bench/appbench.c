@@ -64,8 +64,8 @@
  * param "free_mib=F" instead of the swap.
  *
  * A run whose ballast the OOM killer took (every app was killed and
- * memory was still short), or which could not lock its ballast at all,
- * writes only ballast_lost = 1 and exits with status 3: bench-matrix
+ * memory was still short), or whose ballast it took while it was being
+ * locked in, writes only ballast_lost = 1 and exits with status 3: bench-matrix
  * counts it as discarded, not failed.
  *
  *   appbench_<lib> --backend B --apps N --cache-mib C --object-kib S
@@ -406,7 +406,8 @@ static void cache_access(struct cache *c, long k)
 	}
 	/* droppable: the check finds a drop the pin did not see. */
 	if (hit && memcmp(r->map, c->im->ref[k % BLOBS], len)) {
-		if (backend_drops_pinned(c->p->backend)) {
+		if (backend_drops_pinned(c->p->backend) &&
+		    pages_dropped(r->map, c->im->ref[k % BLOBS], len, 0)) {
 			c->st->late_drops++;
 			hit = false;
 		} else {
@@ -639,17 +640,18 @@ static pid_t ballast_start(long mib)
 		/*
 		 * MemAvailable promised memory that could not be locked: the
 		 * OOM killer took the ballast while it faulted in (6.12's
-		 * quick regime, 8 MiB left), or the lock failed.  The run
-		 * cannot have the memory it says, as when the ballast is
-		 * lost later.
+		 * quick regime, 8 MiB left).  The run cannot have the memory
+		 * it says, as when the ballast is lost later.
 		 */
 		close(ready[0]);
 		if (waitpid(pid, &status, 0) != pid)
 			die("%s: waitpid: %m", prog);
-		fprintf(stderr, "%s: cannot lock a %ld MiB ballast (%s %d)\n",
-			prog, mib, WIFSIGNALED(status) ? "signal" : "status",
-			WIFSIGNALED(status) ? WTERMSIG(status) :
-					      WEXITSTATUS(status));
+		/* Not the OOM killer (a lock refused: RLIMIT_MEMLOCK?). */
+		if (!WIFSIGNALED(status))
+			die("%s: cannot lock a %ld MiB ballast (status %d)",
+			    prog, mib, WEXITSTATUS(status));
+		fprintf(stderr, "%s: the %ld MiB ballast was killed (signal %d) while it was locked in\n",
+			prog, mib, WTERMSIG(status));
 		return -1;
 	}
 	close(ready[0]);
@@ -997,7 +999,7 @@ static bool run(const struct params *p, struct app_stats *stats,
 	for (i = 0; i < p->apps; i++)
 		cg_destroy(apps[i].cg);
 	if (lost)
-		fprintf(stderr, "%s: the OOM killer took the %ld MiB ballast, or it could not be locked: the apps had less than --free-mib %ld; run discarded\n",
+		fprintf(stderr, "%s: the OOM killer took the %ld MiB ballast (at once or later): the apps had less than --free-mib %ld; run discarded\n",
 			prog, ballast_mib, p->free_mib);
 	return !lost;
 }

@@ -176,7 +176,8 @@ static void run_cache(const struct params *p, struct counters *c)
 
 		/* droppable: the check finds a drop the pin did not see. */
 		if (hit && content_mismatches(obj, p->object_size, i)) {
-			if (!p->lru && backend_drops_pinned(p->backend)) {
+			if (!p->lru && backend_drops_pinned(p->backend) &&
+			    pages_dropped(obj, NULL, p->object_size, i)) {
 				c->late_drops++;
 				hit = false;
 			} else {

@@ -45,6 +45,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,13 @@ static long unpinned_count(const struct unpinned *u)
 	return u->ranges ? u->ranges : 1;
 }
 
+/* Whether byte @off of the region is in one of its unpinned ranges. */
+static bool in_unpinned(const struct unpinned *u, size_t off)
+{
+	return u->ranges ? off < 2 * u->ranges * u->slice &&
+			   off / u->slice % 2 == 0 : off < u->slice;
+}
+
 /* Pages of the unpinned ranges purged: pinned page by page (all of it). */
 static size_t count_purged(struct region *r, const struct unpinned *u)
 {
@@ -125,17 +133,39 @@ static size_t count_purged(struct region *r, const struct unpinned *u)
  */
 static size_t pinned_lost(const struct region *r, const struct unpinned *u)
 {
-	size_t off, end, lost = 0;
-	long i;
+	size_t off, lost = 0;
 
-	for (i = 0; i < unpinned_count(u); i++) {
-		off = unpinned_off(u, i) + u->slice;
-		end = off + u->slice;
-		for (; off < end && off < r->len; off += page_size)
+	for (off = 0; off < r->len; off += page_size)
+		if (!in_unpinned(u, off))
 			lost += !__atomic_load_n((uint64_t *)(r->map + off),
 						 __ATOMIC_RELAXED);
-	}
 	return lost;
+}
+
+/*
+ * Pages of the unpinned ranges still resident, by mincore(): what a kill
+ * left of the data that could have been purged.  -1 and errno.
+ */
+static long unpinned_resident(const struct region *r,
+			      const struct unpinned *u)
+{
+	size_t pages = r->len / page_size, i;
+	unsigned char *vec = malloc(pages ? pages : 1);
+	long resident = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore(r->map, r->len, vec)) {
+		int saved = errno;
+
+		free(vec);
+		errno = saved;
+		return -1;
+	}
+	for (i = 0; i < pages; i++)
+		resident += in_unpinned(u, i * page_size) && (vec[i] & 1);
+	free(vec);
+	return resident;
 }
 
 /* Release the unpinned data the way @mode says (not limit, not global). */
@@ -464,17 +494,13 @@ int main(int argc, char **argv)
 			foreground(fg_mib, st);
 		waitpid(pid, &status, 0);
 		/*
-		 * First: what the kill left, before anything else runs.  The
-		 * arena's pinned gaps stay resident (no swap here): only the
-		 * unpinned ranges count.
+		 * First: what the kill left, before anything else runs: the
+		 * unpinned ranges only (the arena's pinned gaps are not the
+		 * purge's to free, and droppable may have dropped them).
 		 */
-		resident = region_resident(&r);
+		resident = unpinned_resident(&r, &u);
 		if (resident < 0)
 			resident_err = errno;
-		else if (u.ranges)
-			resident -= (r.len - u.ranges * u.slice) / page_size;
-		if (resident < 0 && !resident_err)
-			resident = 0;
 		if (traced)
 			vtrace_disable(&vt);
 		fg_counts_read(&fg1);

@@ -297,6 +297,28 @@ void content_fill(void *p, size_t len, uint64_t id)
 		q[w] = content_word(id, w);
 }
 
+bool pages_dropped(const void *got, const void *want, size_t len,
+		   uint64_t id)
+{
+	const uint64_t *g = got, *x = want;
+	size_t words = page_size / sizeof(*g), w, o;
+	bool dropped = false, zero, same;
+
+	for (o = 0; o < len / sizeof(*g); o += words) {
+		zero = same = true;
+		for (w = o; w < o + words && w < len / sizeof(*g); w++) {
+			zero = zero && !g[w];
+			same = same && g[w] == (x ? x[w] : content_word(id, w));
+		}
+		if (same)
+			continue;
+		if (!zero)
+			return false;
+		dropped = true;
+	}
+	return dropped;
+}
+
 size_t content_mismatches(const void *p, size_t len, uint64_t id)
 {
 	const uint64_t *q = p;

@@ -7,6 +7,7 @@
 #define LAB_BENCH_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -72,5 +73,12 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void content_fill(void *p, size_t len, uint64_t id);
 /* Bytes of @p that differ from content_fill(@id). */
 size_t content_mismatches(const void *p, size_t len, uint64_t id);
+/*
+ * Whether @got differs from @want (content_fill(@id) when @want is NULL)
+ * only by whole pages that read zeros: a drop (MAP_DROPPABLE), not a
+ * corruption.  False when some differing page is not all zeros.
+ */
+bool pages_dropped(const void *got, const void *want, size_t len,
+		   uint64_t id);
 
 #endif /* LAB_BENCH_H */

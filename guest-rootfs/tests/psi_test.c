@@ -69,7 +69,7 @@ static void test_bad_triggers(const char *cg)
 		const char *trig, *why;
 	} bad[] = {
 		{ "bogus 10000 1000000", "unknown resource state" },
-		{ "some 10000 0", "zero window" },
+		{ "some 10000 0", "zero window, below any threshold" },
 		{ "some 10000 20000000", "window above 10 s" },
 		{ "some 2000000 1000000", "threshold above the window" },
 		{ "some 0 1000000", "zero threshold" },
