@@ -25,8 +25,10 @@ def report_arch(arch, d, meta, data, out):
     for k in META_KEYS:
         w(f"| {k} | {meta.get(k, 'unknown')} |")
     if secs is not None:
-        w(f"| `make bench ARCH={arch}` wall time | {secs // 60} min "
-          f"{secs % 60} s |")
+        name, _, kernel = arch.partition("-")
+        w(f"| `make bench ARCH={name}"
+          + (f" KERNEL={kernel}" if kernel else "")
+          + f"` wall time | {secs // 60} min {secs % 60} s |")
     w("")
     w("clock_res_ns is what clock_getres(CLOCK_MONOTONIC) reports: the "
       "timer resolution, which is the tick without "
