@@ -149,22 +149,14 @@ static size_t pinned_lost(const struct region *r, const struct unpinned *u)
 static long unpinned_resident(const struct region *r,
 			      const struct unpinned *u)
 {
-	size_t pages = r->len / page_size, i;
-	unsigned char *vec = malloc(pages ? pages : 1);
-	long resident = 0;
+	long i, n, resident = 0;
 
-	if (!vec)
-		return -1;
-	if (mincore(r->map, r->len, vec)) {
-		int saved = errno;
-
-		free(vec);
-		errno = saved;
-		return -1;
+	for (i = 0; i < unpinned_count(u); i++) {
+		n = region_resident(r, unpinned_off(u, i), u->slice);
+		if (n < 0)
+			return -1;
+		resident += n;
 	}
-	for (i = 0; i < pages; i++)
-		resident += in_unpinned(u, i * page_size) && (vec[i] & 1);
-	free(vec);
 	return resident;
 }
 
@@ -450,7 +442,7 @@ int main(int argc, char **argv)
 		die("%s: cannot open %s: %m", prog, csv_path);
 
 	if (!pressure) {
-		long before = region_resident(&r), after;
+		long before = region_resident(&r, 0, r.len), after;
 
 		if (b != BACKEND_DONTNEED) {
 			t0 = now_ns();
@@ -459,7 +451,7 @@ int main(int argc, char **argv)
 		}
 		/* A punched hole is no purge: pinning would not report it. */
 		if (!strcmp(mode, "punchhole")) {
-			after = region_resident(&r);
+			after = region_resident(&r, 0, r.len);
 			if (before < 0 || after < 0)
 				die("%s: mincore: %m", prog);
 			purged = before - after;

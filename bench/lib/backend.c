@@ -232,15 +232,15 @@ int region_pin(struct region *r, size_t off, size_t len)
 	return 0;
 }
 
-long region_resident(const struct region *r)
+long region_resident(const struct region *r, size_t off, size_t len)
 {
-	size_t pages = r->len / page_size, i;
+	size_t pages = len / page_size, i;
 	unsigned char *vec = malloc(pages ? pages : 1);
 	long resident = 0;
 
 	if (!vec)
 		return -1;
-	if (mincore(r->map, r->len, vec)) {
+	if (mincore(r->map + off, len, vec)) {
 		int saved = errno;
 
 		free(vec);

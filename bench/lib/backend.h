@@ -78,10 +78,11 @@ int region_pin_kernel(struct region *r, bool unpin);
  */
 int region_pin(struct region *r, size_t off, size_t len);
 /*
- * Pages of the region resident in memory, by mincore(): what a purge has
- * not (yet) freed, without pinning or touching anything.  -1 and errno.
+ * Pages of bytes [@off, @off + @len) of the region resident in memory, by
+ * mincore() (page aligned): what a purge has not (yet) freed, without
+ * pinning or touching anything.  -1 and errno.
  */
-long region_resident(const struct region *r);
+long region_resident(const struct region *r, size_t off, size_t len);
 void region_destroy(struct region *r);
 
 #endif /* LAB_BACKEND_H */

@@ -10,11 +10,11 @@ from .headline import headline
 
 def direction(a, b):
     """">1", "<1" or "~1": where the 95% bootstrap interval of
-    median(a) / median(b) lies against 1; "?" when there is none."""
-    ci = median_ratio(a, b)[1]
-    if ci is None:
-        return "?"
-    return ">1" if ci[0] > 1 else "<1" if ci[1] < 1 else "~1"
+    median(a) / median(b) lies against 1 (stats.verdict()); "?" when
+    there is none."""
+    v = verdict(a, b, ">1", "<1")
+    return {"indistinguishable from": "~1", "not comparable with": "?"}.get(
+        v, v)
 
 
 def pairs(loaded):
