@@ -32,6 +32,9 @@ check_debug "$debug"
 
 out=$(kernel_out_dir "$arch" "$debug")
 fragments="$LAB_TOP/kernel/config/base.config $LAB_TOP/kernel/config/$arch.config"
+# What one kernel version adds: options another lacks on some arch.
+version_config=$LAB_TOP/kernel/config/kernel-$LAB_KERNEL.config
+[ -f "$version_config" ] && fragments="$fragments $version_config"
 [ "$debug" = 1 ] && fragments="$fragments $LAB_TOP/kernel/config/debug.config"
 board_dtb=
 if [ -n "${LAB_KERNEL_BOARD:-}" ]; then

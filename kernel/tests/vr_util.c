@@ -258,27 +258,52 @@ long vr_smaps_kb(void *addr, const char *field)
 }
 
 static sigjmp_buf sigbus_jmp;
+static volatile sig_atomic_t sigbus_code;
 
-static void on_sigbus(int sig)
+static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 {
 	(void)sig;
+	(void)uctx;
+	sigbus_code = info->si_code;
 	siglongjmp(sigbus_jmp, 1);
+}
+
+/* Touch @addr (a read, then a write of what was read, when @write). */
+static int sigbus_code_on(volatile char *addr, bool write)
+{
+	struct sigaction sa, old;
+	int code = 0;
+	char v;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(sigbus_jmp, 1)) {
+		code = sigbus_code;
+	} else if (write) {
+		*addr = 1;
+	} else {
+		v = *addr;
+		(void)v;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return code;
 }
 
 bool vr_sigbus_on_read(const volatile char *addr)
 {
-	struct sigaction sa, old;
-	bool hit = false;
+	return sigbus_code_on((volatile char *)addr, false) != 0;
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigbus;
-	sigaction(SIGBUS, &sa, &old);
-	if (sigsetjmp(sigbus_jmp, 1))
-		hit = true;
-	else
-		(void)*addr;
-	sigaction(SIGBUS, &old, NULL);
-	return hit;
+int vr_sigbus_code_on_read(const volatile char *addr)
+{
+	return sigbus_code_on((volatile char *)addr, false);
+}
+
+int vr_sigbus_code_on_write(volatile char *addr)
+{
+	return sigbus_code_on(addr, true);
 }
 
 long vr_swapped_pages(const void *addr, size_t pages)

@@ -42,6 +42,14 @@ long vr_smaps_kb(void *addr, const char *field);
 
 /* Read one byte of @addr; true when that raised SIGBUS. */
 bool vr_sigbus_on_read(const volatile char *addr);
+/*
+ * The si_code of the SIGBUS that a read of @addr raised (BUS_ADRERR for
+ * a purged page, BUS_MCEERR_AR for a poisoned one), or 0 for none.  The
+ * write variant stores 1 without reading first: a read could fill in a
+ * page that the write should find missing.
+ */
+int vr_sigbus_code_on_read(const volatile char *addr);
+int vr_sigbus_code_on_write(volatile char *addr);
 
 /* How many pages of the range pagemap shows as swapped out; -1 on error. */
 long vr_swapped_pages(const void *addr, size_t pages);
