@@ -60,12 +60,15 @@ endif
 
 .NOTPARALLEL:
 .PHONY: help deps kernel-tree export-patches config kernel headers \
-	guest-progs rootfs run shell check unit lint bench stress clean distclean \
-	fresh-check vm-selftests aosp-ashmem-test lava lava-run lava-kernel
+	guest-progs rootfs run shell check modes unit lint bench stress clean \
+	distclean fresh-check vm-selftests aosp-ashmem-test lava lava-run lava-kernel
 
 help:
 	@echo 'volatile-lab targets (ARCH=arm64|x86_64, default arm64; DEBUG=0|1):'
 	@echo '  make check          build both kernel variants, boot them, run every test'
+	@echo '  make modes [KERNEL=6.1|6.12] [DEBUG=1]'
+	@echo '                      every suite on one kernel, then in each mode (Rust'
+	@echo '                      ashmem, MGLRU, zram, both)'
 	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny;'
 	@echo '                      BENCH_SWEEP=1: also the regime sweep, about 40 min more)'
 	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
@@ -78,8 +81,6 @@ help:
 	@echo '  make aosp-ashmem-test AOSP_SRC=FILE'
 	@echo '                      AOSP'"'"'s libcutils ashmem_test.cpp (not in the lab) with'
 	@echo '                      both libraries, in the arm64 guest'
-	@echo '  make aosp-ashmem-test AOSP_SRC=FILE  AOSP'"'"'s libcutils ashmem_test.cpp (not'
-	@echo '                      in the lab) with both libraries, arm64 guest'
 	@echo '  make lava [LAVA_URL=URL] [LAVA_BENCH_MODE=quick|full]'
 	@echo '                      LAVA jobs (qemu and Khadas VIM3) for every suite and'
 	@echo '                      benchmark family in build/lava/jobs (lava/README.md)'
@@ -148,6 +149,11 @@ shell: $(BOOT_KERNEL) rootfs
 
 unit:
 	$(S)/tests/host-tests.sh
+
+# make modes ARCH=... [KERNEL=...] [DEBUG=1]: every suite on that kernel
+# in every memory mode (scripts/modes.sh); make check runs a part of it.
+modes: kernel rootfs
+	$(S)/modes.sh $(ARCH) $(DEBUG)
 
 check:
 	$(S)/check.sh $(ARCH)
