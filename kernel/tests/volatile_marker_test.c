@@ -426,22 +426,11 @@ static const struct vr_test suite[] = {
 int main(int argc, char **argv)
 {
 	bool selected[SUITE_SIZE] = { false };
-	char parent[CG_PATH_MAX];
-	size_t i;
 
 	vr_init();
 	tap_plan(vr_select_tests("volatile_marker_test", suite, SUITE_SIZE,
 				 argc, argv, selected));
-	if (cg_create("lab-marker", parent, sizeof(parent)) ||
-	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
-	    cg_create("lab-marker/main", cg, sizeof(cg)) || cg_enter(cg))
-		tap_bail("cannot enter cgroup lab-marker/main: %s",
-			 strerror(errno));
-	for (i = 0; i < SUITE_SIZE; i++) {
-		if (!selected[i])
-			continue;
-		tap_diag("test %s", suite[i].name);
-		suite[i].run();
-	}
+	vr_enter_cgroup("lab-marker", cg, sizeof(cg));
+	vr_run_tests(suite, SUITE_SIZE, selected);
 	return tap_finish();
 }

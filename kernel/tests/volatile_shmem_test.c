@@ -48,7 +48,7 @@
 #define UNMARK FALLOC_FL_UNMARK_VOLATILE
 #define ZERO FALLOC_FL_VOLATILE_ZERO
 
-static char cg[CG_PATH_MAX], cg_parent[CG_PATH_MAX];
+static char cg[CG_PATH_MAX];
 
 /* A memfd of @pages pages, mapped shared at *@map (when @map). */
 static int region(size_t pages, char **map)
@@ -1461,22 +1461,12 @@ static const struct vr_test suite[] = {
 int main(int argc, char **argv)
 {
 	bool selected[SUITE_SIZE] = { false };
-	int i;
 
 	vr_init();
 	tap_plan(vr_select_tests("volatile_shmem_test", suite, SUITE_SIZE,
 				 argc, argv, selected));
 	tap_diag("mode: SwapTotal %ld kB", meminfo_kb("SwapTotal"));
-	if (cg_create("lab-vshmem", cg_parent, sizeof(cg_parent)) ||
-	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
-	    cg_create("lab-vshmem/main", cg, sizeof(cg)) || cg_enter(cg))
-		tap_bail("cannot enter cgroup lab-vshmem/main: %s",
-			 strerror(errno));
-	for (i = 0; i < SUITE_SIZE; i++) {
-		if (!selected[i])
-			continue;
-		tap_diag("test %s", suite[i].name);
-		suite[i].run();
-	}
+	vr_enter_cgroup("lab-vshmem", cg, sizeof(cg));
+	vr_run_tests(suite, SUITE_SIZE, selected);
 	return tap_finish();
 }

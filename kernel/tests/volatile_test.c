@@ -48,7 +48,7 @@
 #define MIB (1024UL * 1024UL)
 #define RANDOM_TRIALS 1000
 
-static char cg[CG_PATH_MAX], cg_parent[CG_PATH_MAX];
+static char cg[CG_PATH_MAX];
 
 /* Everything a failed call must leave as it was. */
 struct snapshot {
@@ -2457,23 +2457,12 @@ static const struct vr_test suite[] = {
 int main(int argc, char **argv)
 {
 	bool selected[SUITE_SIZE] = { false };
-	int i;
 
 	vr_init();
 	tap_plan(vr_select_tests("volatile_test", suite, SUITE_SIZE, argc,
 				 argv, selected));
 	report_mode();
-	/* No internal processes: the controllers go on the parent. */
-	if (cg_create("lab-volatile", cg_parent, sizeof(cg_parent)) ||
-	    cg_write(cg_parent, "cgroup.subtree_control", "+memory") ||
-	    cg_create("lab-volatile/main", cg, sizeof(cg)) || cg_enter(cg))
-		tap_bail("cannot enter cgroup lab-volatile/main: %s",
-			 strerror(errno));
-	for (i = 0; i < SUITE_SIZE; i++) {
-		if (!selected[i])
-			continue;
-		tap_diag("test %s", suite[i].name);
-		suite[i].run();
-	}
+	vr_enter_cgroup("lab-volatile", cg, sizeof(cg));
+	vr_run_tests(suite, SUITE_SIZE, selected);
 	return tap_finish();
 }

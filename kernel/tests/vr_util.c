@@ -1010,3 +1010,28 @@ int vr_select_tests(const char *prog, const struct vr_test *tests, int count,
 	free(skip);
 	return planned;
 }
+
+void vr_enter_cgroup(const char *name, char *cg, size_t size)
+{
+	char parent[CG_PATH_MAX], child[CG_PATH_MAX];
+
+	snprintf(child, sizeof(child), "%s/main", name);
+	/* No internal processes: the controllers go on the parent. */
+	if (cg_create(name, parent, sizeof(parent)) ||
+	    cg_write(parent, "cgroup.subtree_control", "+memory") ||
+	    cg_create(child, cg, size) || cg_enter(cg))
+		tap_bail("cannot enter cgroup %s: %s", child, strerror(errno));
+}
+
+void vr_run_tests(const struct vr_test *tests, int count,
+		  const bool *selected)
+{
+	int i;
+
+	for (i = 0; i < count; i++) {
+		if (!selected[i])
+			continue;
+		tap_diag("test %s", tests[i].name);
+		tests[i].run();
+	}
+}

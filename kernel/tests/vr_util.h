@@ -135,4 +135,14 @@ struct vr_test {
 int vr_select_tests(const char *prog, const struct vr_test *tests, int count,
 		    int argc, char **argv, bool *selected);
 
+/*
+ * Create the cgroup @name, with the memory controller on for its
+ * children, and @name/main under it; move this process there and put its
+ * path in @cg.  Bails out of the suite on failure.
+ */
+void vr_enter_cgroup(const char *name, char *cg, size_t size);
+/* Run the tests of @tests that @selected marks, each after a diag line. */
+void vr_run_tests(const struct vr_test *tests, int count,
+		  const bool *selected);
+
 #endif /* VR_UTIL_H */
