@@ -590,6 +590,11 @@ expect 2 'usage' "fresh-check.sh: arguments are refused" -- \
 	"$S/fresh-check.sh" now
 expect 1 "unknown ARCH 'sparc'" "vm-selftests.sh: an unknown arch is refused" -- \
 	"$S/vm-selftests.sh" sparc
+expect 2 'usage' "modes.sh: ARCH alone is refused" -- "$S/modes.sh" arm64
+expect 1 "unknown ARCH 'sparc'" "modes.sh: an unknown arch is refused" -- \
+	"$S/modes.sh" sparc 0
+expect 1 "DEBUG must be 0 or 1, not 'yes'" "modes.sh: a bad DEBUG is refused" -- \
+	"$S/modes.sh" arm64 yes
 # shellcheck source=scripts/lib.sh
 ok "$(. "$S/lib.sh"; [ "$(LAB_KERNEL_BASELINE=1 variant_name arm64 0)" = \
 	arm64-baseline ] && [ "$(variant_name arm64 1)" = arm64-debug ]; echo $?)" \
