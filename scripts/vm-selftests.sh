@@ -62,7 +62,12 @@ rm -rf "$extra"
 mkdir -p "$extra/bin"
 while read -r name _; do
 	srcs=$vm/$name.c
-	grep -q '"vm_util.h"' "$srcs" && srcs="$srcs $vm/vm_util.c"
+	# uffd-common.h includes vm_util.h for its programs.
+	if grep -q '"uffd-common.h"' "$srcs"; then
+		srcs="$srcs $vm/uffd-common.c $vm/vm_util.c"
+	elif grep -q '"vm_util.h"' "$srcs"; then
+		srcs="$srcs $vm/vm_util.c"
+	fi
 	grep -q '"thp_settings.h"' "$vm/$name.c" &&
 		srcs="$srcs $vm/thp_settings.c"
 	# shellcheck disable=SC2086 # srcs is a list of paths
