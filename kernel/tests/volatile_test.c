@@ -410,6 +410,20 @@ static int hog_child(void *arg)
 }
 
 
+/* /sys/kernel/mm/lru_gen/enabled in @buf: "absent" or "unreadable" else. */
+static void read_lru_gen(char *buf, size_t size)
+{
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+
+	snprintf(buf, size, "%s", f ? "unreadable" : "absent");
+	if (f) {
+		if (!fgets(buf, size, f))
+			snprintf(buf, size, "unreadable");
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
 /*
  * Whether this is the configuration where test_global_pressure() is a
  * known failure: a 6.12 or later kernel, swap on, the multi-gen LRU off.
@@ -417,15 +431,10 @@ static int hog_child(void *arg)
 static bool lazy_purge_known(void)
 {
 	struct utsname u;
-	char lru_gen[32] = "";
+	char lru_gen[32];
 	int major = 0, minor = 0;
-	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
 
-	if (f) {
-		if (!fgets(lru_gen, sizeof(lru_gen), f))
-			lru_gen[0] = '\0';
-		fclose(f);
-	}
+	read_lru_gen(lru_gen, sizeof(lru_gen));
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return false;
 	return (major > 6 || (major == 6 && minor >= 12)) &&
@@ -2384,15 +2393,9 @@ static void test_teardown_race(void)
 /* Say which memory configuration the suite runs in: MGLRU and swap. */
 static void report_mode(void)
 {
-	char lru_gen[32] = "absent";
-	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+	char lru_gen[32];
 
-	if (f) {
-		if (!fgets(lru_gen, sizeof(lru_gen), f))
-			strcpy(lru_gen, "unreadable");
-		lru_gen[strcspn(lru_gen, "\n")] = '\0';
-		fclose(f);
-	}
+	read_lru_gen(lru_gen, sizeof(lru_gen));
 	tap_diag("mode: lru_gen/enabled %s, SwapTotal %ld kB", lru_gen,
 		 meminfo_kb("SwapTotal"));
 }
