@@ -427,11 +427,12 @@ static void test_global_pressure(void)
 {
 	const size_t pages = 64 * MIB / page_size;
 	char *vol = vr_map(pages);
-	uint64_t before, after, swapped0 = 0, swapped1;
+	uint64_t before, after, swapped0 = 0, swapped1, kept0 = 0, kept1;
+	char lru_gen[32];
 	struct vr_census c;
 	size_t hog;
 	int status, r;
-	bool ok;
+	bool ok, first;
 
 	vr_fill(vol, pages, 8);
 	/*
@@ -445,25 +446,39 @@ static void test_global_pressure(void)
 	hog = meminfo_kb("MemFree") / 1024 + 32;
 	before = vr_purged_counter();
 	vmstat_read("pswpout", &swapped0);
+	vmstat_read("volatile_lru_kept", &kept0);
 	status = run_child(hog_child, &hog);
 	after = vr_purged_counter();
 	swapped1 = swapped0;
+	kept1 = kept0;
 	vmstat_read("pswpout", &swapped1);
+	vmstat_read("volatile_lru_kept", &kept1);
 	r = vr_madvise(vol, pages * page_size, MADV_NONVOLATILE);
 	c = vr_check(vol, pages, 8);
-	tap_diag("hog of %zu MiB: status %#x, purged +%llu, pswpout +%llu, %zu zero pages",
+	read_lru_gen(lru_gen, sizeof(lru_gen));
+	tap_diag("hog of %zu MiB: status %#x, purged +%llu, pswpout +%llu, volatile_lru_kept +%llu, lru_gen %s, %zu zero pages",
 		 hog, status, (unsigned long long)(after - before),
-		 (unsigned long long)(swapped1 - swapped0), c.zero);
+		 (unsigned long long)(swapped1 - swapped0),
+		 (unsigned long long)(kept1 - kept0), lru_gen, c.zero);
+	ok = WIFEXITED(status) && !WEXITSTATUS(status) && after > before &&
+	     r == 1 && c.corrupt == 0 && c.zero > 0;
 	/*
 	 * With swap, volatile pages go before anything is swapped: more
 	 * purged than swapped.  6.12 with zram and the classic LRU swapped
 	 * 31-46 MiB while it purged 0-2 MiB, until reclaim purged what its
-	 * LRU scan kept of volatile ranges (volatile_purge_kept()).
+	 * LRU scan kept of volatile ranges (volatile_purge_kept()).  The
+	 * multi-gen LRU's eviction does not reach the volatile folios
+	 * (volatile_lru_kept stays 0): only the shrinker purges there, and
+	 * reclaim may swap first (make check, 6.12: 512 purged, 4303
+	 * swapped) - a known failure while that is so.
 	 */
-	ok = WIFEXITED(status) && !WEXITSTATUS(status) && after > before &&
-	     after - before >= swapped1 - swapped0 &&
-	     r == 1 && c.corrupt == 0 && c.zero > 0;
-	tap_result(ok, "global memory pressure purges volatile pages, before it swaps");
+	first = after - before >= swapped1 - swapped0;
+	if (ok && !first && kept1 == kept0 && strtoul(lru_gen, NULL, 0))
+		tap_xfail("multi-gen LRU: its eviction never meets the volatile folios, only the shrinker purges (issue 26)",
+			  "global memory pressure purges volatile pages, before it swaps");
+	else
+		tap_result(ok && first,
+			   "global memory pressure purges volatile pages, before it swaps");
 	munmap(vol, pages * page_size);
 }
 
@@ -2071,6 +2086,30 @@ static int wait_ms(pid_t pid, int ms)
 	return -1;
 }
 
+/*
+ * Wait for what an earlier case left to settle: its teardowns may still
+ * be freeing memory, and kswapd may still be in a stalled claim (1 s).
+ * Otherwise the victim, which keeps only @room MiB free, measures too
+ * little free memory, and pushing @room MiB does not wake kswapd (seen
+ * once in make check, oom_teardown_window right after oom_teardown).
+ * At least 1.5 s, then until MemFree grows by less than 1 MiB in 100 ms.
+ */
+static void settle_memory(void)
+{
+	long last, now;
+	int i;
+
+	usleep(1500000);
+	last = meminfo_kb("MemFree");
+	for (i = 0; i < 50; i++) {
+		usleep(100000);
+		now = meminfo_kb("MemFree");
+		if (now - last < 1024)
+			break;
+		last = now;
+	}
+}
+
 static void oom_teardown(const char *what, const char *mmput_delay_ms)
 {
 	uint64_t kills0 = 0, kills1 = 0, waits0 = 0, waits1 = 0, runs0 = 0;
@@ -2088,6 +2127,7 @@ static void oom_teardown(const char *what, const char *mmput_delay_ms)
 			 "%s: no kill for its memory", what);
 		return;
 	}
+	settle_memory();
 	if (pipe2(ready, O_CLOEXEC) || set_oom_score_adj(-1000)) {
 		tap_result(false, "%s: set-up: %s", what,
 			   strerror(errno));

@@ -268,6 +268,20 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 	siglongjmp(sigbus_jmp, 1);
 }
 
+
+bool vr_lru_gen_on(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+	unsigned long caps = 0;
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%lx", &caps) != 1)
+		caps = 0;
+	fclose(f);
+	return caps != 0;
+}
+
 /* Touch @addr (a read, then a write of what was read, when @write). */
 static int sigbus_code_on(volatile char *addr, bool write)
 {

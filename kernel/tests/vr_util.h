@@ -53,6 +53,8 @@ int vr_sigbus_code_on_write(volatile char *addr);
 
 /* How many pages of the range pagemap shows as swapped out; -1 on error. */
 long vr_swapped_pages(const void *addr, size_t pages);
+/* Whether the multi-gen LRU is on (lru_gen/enabled non-zero). */
+bool vr_lru_gen_on(void);
 
 /*
  * /proc/meminfo's Volatile: in kB, after folding every CPU's pending
