@@ -316,8 +316,10 @@ static struct kept_sum kept_sum(const char *buf, uint64_t memcg)
  * pages it meets (they are never swapped) and, right after, purges as
  * many from the cgroup's ranges (volatile_purge_kept()): the vm event
  * volatile_lru_kept counts them, and each purge is a volatile_purge_kept
- * event of the cgroup.  Without swap the LRU does not scan them, and
- * neither happens.
+ * event of the cgroup.  The shrinker, called between the two, may have
+ * purged the range already, so the event's purged may be 0 (make check,
+ * 6.1 with zram: kept 512, purged 0); the range is purged either way.
+ * Without swap the LRU does not scan them, and neither happens.
  */
 static void test_lru_kept(void)
 {
@@ -354,7 +356,8 @@ static void test_lru_kept(void)
 	else if (swap)
 		tap_result(have && kept1 > kept0 && k.events > 0 &&
 			   k.kept > 0 && k.kept <= (long long)(kept1 - kept0) &&
-			   k.purged > 0 && k.purged <= (long long)counted,
+			   k.purged <= (long long)counted &&
+			   counted >= RANGE_PAGES * 99 / 100,
 			   "swap on: memory.reclaim keeps the volatile pages its LRU scan meets, counts them, and purges for them");
 	else
 		tap_result(have && kept1 == kept0 && k.events == 0 &&
