@@ -122,15 +122,16 @@ fi
 # the userspace models, Chromium's manager (uchrome), the lab's PSI purge
 # manager (three trigger thresholds) and the trim model, run without swap
 # only (the hour has no room for both).  Each block runs with the
-# kernel's OOM killer alone ("oom"); "lmkd" in app_killers runs it again
-# with the lmkd-like killer (appbench --lmkd, bench "app_lmkd"), as on a
-# phone, where lmkd kills first.  Not by default yet: in the quick plan
-# lmkd killed every app of an upsi-150ms run, and the guest then
-# panicked ("Out of memory and no killable processes": the ballast, the
-# manager, the killer and appbench itself are at oom_score_adj -1000).
+# kernel's OOM killer alone ("oom"), then again with the lmkd-like
+# killer beside the apps ("lmkd": appbench --lmkd, bench "app_lmkd"), as
+# on a phone, where lmkd kills first (about 5 more minutes of the full
+# plan: its app blocks took 310 s on 2026-12-06).  The guest's one
+# panic with it ("no killable processes", the ballast at -1000 then) is
+# gone since the ballast is killable, last (a run that loses it is
+# discarded).
 app_backends="pinned memfd ashmem madvfree volatile${droppable:+ $droppable}"
 user_backends="uchrome upsi-10ms upsi-50ms upsi-150ms utrim"
-app_killers="oom"
+app_killers="oom lmkd"
 # Concurrency: the backends whose pin and unpin are system calls, and
 # memfd (no call) as the floor.
 con_backends="ashmem volatile anon madvfree memfd"

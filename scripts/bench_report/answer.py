@@ -3,7 +3,7 @@
 
 from .common import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
-from .app import acted, app_kills, killer_text
+from .app import APP_LMKD, acted, any_kills, app_kills, killer_text
 from .evidence import Evidence
 
 
@@ -29,6 +29,35 @@ def answer(arch, data, w, short):
     short(lines[0])
     for line in lines[1:]:
         w(line)
+
+
+def lmkd_lines(app, x, w, h, evid):
+    """Android's regime with the lmkd-like killer beside the apps, at
+    swap @x: the kernel backends as they would run on a phone."""
+    swap = "without swap" if x == 0 else f"with {x:g} MiB of zram swap"
+    h_ = lambda b: app.all(APP_LMKD, b, x, "hit_rate_all")
+    if not all(h_(b) for b in ("volatile", "ashmem", "memfd")):
+        return
+    mk, mn = any_kills(app, APP_LMKD, "memfd", x)
+    for b in ("volatile", "ashmem"):
+        k, n = any_kills(app, APP_LMKD, b, x)
+        where = f"{b} against memfd, with the lmkd-like killer, {swap}"
+        hv, hd = evid.medians(h, "useful", f"hit rate over all requests, "
+                              f"{where}", h_(b), h_("memfd"), "above",
+                              "below", True)
+        ktext = evid.counts(h, "useful", f"runs with a kill (lmkd or the "
+                            f"kernel), {where}", k, n, mk, mn, True)
+        w(f"- Android's regime {swap}, with the lmkd-like killer (section "
+          f"5): {b}'s apps have a hit rate over all requests {hv} that of "
+          f"memfd ({hd}), and a kill by either killer in {k} of {n} runs "
+          f"against memfd's {mk} of {mn} ({ktext}).")
+    k1, n1 = any_kills(app, APP_LMKD, "volatile", x)
+    k2, n2 = any_kills(app, APP_LMKD, "ashmem", x)
+    ktext = evid.counts(h, "badly", f"runs with a kill (lmkd or the "
+                        f"kernel), volatile against ashmem, with the "
+                        f"lmkd-like killer, {swap}", k1, n1, k2, n2, True)
+    w(f"- The same, volatile against ashmem: runs with a kill {k1} of "
+      f"{n1} against {k2} of {n2} ({ktext}).")
 
 
 def answer_lines(arch, data, w, h, evid):
@@ -85,6 +114,8 @@ def answer_lines(arch, data, w, h, evid):
                             n1, k2, n2, True)
         w(f"- The same, volatile against ashmem: runs with an OOM kill "
           f"{k1} of {n1} against {k2} of {n2} ({ktext}).")
+    for x in app.params(APP_LMKD):
+        lmkd_lines(app, x, w, h, evid)
     w("")
     gpoints = purge.params("purge_global")
     if gpoints:
@@ -312,12 +343,22 @@ def answer_lines(arch, data, w, h, evid):
     w("- Real apps: the access traces are synthetic (Zipf, seeded), the "
       "images synthetic, the app count and sizes scaled to a 1 GiB "
       "guest; no recorded trace of a real device was replayed.")
-    w(f"- Android's own killer. {killer_text(app)} The lab's PSI "
-      "manager's trigger settings are three of many.")
+    if not app.params(APP_LMKD):
+        w(f"- Android's own killer. {killer_text(app)} The lab's PSI "
+          "manager's trigger settings are three of many.")
+    else:
+        w("- Android's own killer in full: the lmkd-like killer "
+          "(bench/lib/lmkd.c) keeps lmkd's PSI levels, watermark and "
+          "swap checks and kill order, but not its thrashing reasons "
+          "(the app regime has no file-backed working set) or its "
+          "low-RAM variants; the lab's PSI manager's trigger settings "
+          "are three of many.")
+    lmkd = " or lmkd's own kill-and-trim policy" \
+        if not app.params(APP_LMKD) else ""
     w("- A PSI trigger that fires in time: in this regime a pressure "
       "episode starts and ends (by a purge or an OOM kill) within tens "
       "to hundreds of ms (section 5), and the events counted above say "
       "how seldom 10, 50 or 150 ms of stall in a 1 s window was reached "
-      "before the OOM killer acted. Smaller thresholds, a trigger on the "
-      "watermarks, or lmkd's own kill-and-trim policy were not tried.")
+      "before the OOM killer acted. Smaller thresholds or a trigger on "
+      f"the watermarks{lmkd} were not tried.")
     w("")

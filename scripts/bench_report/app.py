@@ -65,21 +65,39 @@ def app_points(t, metric):
                 yield swap, b, x
 
 
+# Android's killer beside the apps (appbench --lmkd): its own bench.
+APP_LMKD = "app_lmkd"
+LMKD_KILLS = ("lmkd_kills_bg", "lmkd_kills_fg")
+
+
+def lmkd_runs(t):
+    """The number of runs of Table @t that had the lmkd-like killer."""
+    return sum(len(t.all(APP_LMKD, b, x, "hit_rate"))
+               for x in t.params(APP_LMKD)
+               for b in APP_BACKENDS + USER_BACKENDS + (DROPPABLE,))
+
+
 def killer_text(t):
     """Who kills apps in the runs of Table @t, from the benches it has."""
-    lmkd = sum(len(t.all("app_lmkd", b, x, "hit_rate"))
-               for x in t.params("app_lmkd")
-               for b in APP_BACKENDS + USER_BACKENDS)
+    lmkd = lmkd_runs(t)
     if lmkd:
-        return (f"{lmkd} runs (bench app_lmkd) had the lmkd-like killer "
-                "beside the apps; this report does not compare them yet, "
-                "and in every run below the kernel's OOM killer is the "
-                "only killer.")
-    return ("No run had the lmkd-like killer (appbench --lmkd; "
-            "app_killers in bench/matrix.sh runs only the kernel's OOM "
-            "killer by default): the kernel's OOM killer is the only "
-            "killer (the userspace models purge or trim, they do not "
-            "kill).")
+        return (f"The table below is the kernel's OOM killer alone; {lmkd} "
+                "runs (bench app_lmkd) had the lmkd-like killer beside the "
+                "apps as well, in a table of their own after it.")
+    return ("No run had the lmkd-like killer (appbench --lmkd, "
+            "app_killers in bench/matrix.sh): the kernel's OOM killer is "
+            "the only killer (the userspace models purge or trim, they do "
+            "not kill).")
+
+
+def any_kills(t, bench, b, x):
+    """(runs with a kill by either killer, runs) of one point: the
+    kernel's OOM kills, and lmkd's where the run had it."""
+    per = {}
+    for m in ("oom_kills_bg", "oom_kills_fg") + LMKD_KILLS:
+        for rep, v in t.by_rep.get((bench, b, x, m), {}).items():
+            per[rep] = per.get(rep, 0) + v
+    return sum(1 for v in per.values() if v > 0), len(per)
 
 
 def report_app(arch, rows, w):
@@ -168,7 +186,84 @@ def report_app(arch, rows, w):
                              ("ashmem", "memfd"),
                              ("volatile", "madvfree"))) + " |")
     w("")
+    report_app_lmkd(t, w)
     report_user(t, w)
+
+
+def report_app_lmkd(t, w):
+    """Section 5 again with the lmkd-like killer (bench app_lmkd), when
+    the run has it: each backend as it would run on a phone."""
+    points = [(x, b) for x in t.params(APP_LMKD)
+              for b in APP_BACKENDS + USER_BACKENDS + (DROPPABLE,)
+              if t.all(APP_LMKD, b, x, "hit_rate")]
+    if not points:
+        return
+    w("#### The same with Android's killer: an lmkd-like killer beside "
+      "every backend\n")
+    w("Each point ran again with the lab's lmkd-like killer beside the "
+      "apps (bench/lib/lmkd.c: lmkd's PSI triggers, some 70 ms and full "
+      "700 ms in a 1 s window, and the kernel's reclaim wake it; its "
+      "watermark and swap checks decide; it kills the highest "
+      "oom_score_adj first, the cached apps at 900-999 before the "
+      "foreground at 0), as on a phone, where lmkd kills before the "
+      "kernel's OOM killer does. An app it killed starts again, cold, "
+      "when switched to, as one the OOM killer took. Kills by lmkd and by "
+      "the kernel are counted apart, summed over the runs; runs with a "
+      "kill count either killer. Hit rate over all requests (a killed "
+      "foreground's lost requests are misses), median [min-max]; launch "
+      "p50 and foreground time, medians. Higher hit rate is better; "
+      "fewer kills, lower launch and foreground times are better.\n")
+    w("| swap | backend | runs | hit rate, all requests | launch p50 (ms) "
+      "| foreground time (s) | runs with a kill | lmkd kills bg / fg | "
+      "kernel OOM kills bg / fg |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for x, b in points:
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        g = lambda m: t.get(APP_LMKD, b, x, m)
+        total = lambda m: fmt(sum(t.all(APP_LMKD, b, x, m))) \
+            if t.all(APP_LMKD, b, x, m) else "n/a"
+        lo, hi = t.spread(APP_LMKD, b, x, "hit_rate_all")
+        k, n = any_kills(t, APP_LMKD, b, x)
+        w(f"| {swap} | {b} | {len(t.all(APP_LMKD, b, x, 'hit_rate'))} | "
+          f"{fmt(g('hit_rate_all'))} [{fmt(lo)}-{fmt(hi)}] | "
+          f"{fmt(g('launch_ms_p50'))} | {fmt(g('session_s'))} | "
+          f"{k} of {n} | {total('lmkd_kills_bg')} / "
+          f"{total('lmkd_kills_fg')} | {total('oom_kills_bg')} / "
+          f"{total('oom_kills_fg')} |")
+    w("")
+    w("With the lmkd-like killer: ratios of medians [95% bootstrap "
+      "interval], and runs with a kill (either killer) as k of n with "
+      "Fisher's exact p (two-sided; not corrected here: the answer "
+      "section corrects the ones it uses); the last column is each "
+      "backend with lmkd against itself with the kernel's OOM killer "
+      "alone.\n")
+    w("| swap | measure | volatile / ashmem | volatile / memfd | "
+      "ashmem / memfd | volatile with / without lmkd |")
+    w("|---|---|---|---|---|---|")
+    pairs = (("volatile", "ashmem"), ("volatile", "memfd"),
+             ("ashmem", "memfd"))
+    for x in t.params(APP_LMKD):
+        swap = "none" if x == 0 else f"zram {x:g} MiB"
+        for m, what in (("hit_rate_all", "hit rate, all requests"),
+                        ("launch_ms_p50", "launch p50"),
+                        ("session_s", "foreground time")):
+            if not t.all(APP_LMKD, "volatile", x, m):
+                continue
+            w(f"| {swap} | {what} | " + " | ".join(
+                fmt_ratio(t.all(APP_LMKD, a, x, m),
+                          t.all(APP_LMKD, c, x, m)) for a, c in pairs)
+              + " | " + fmt_ratio(t.all(APP_LMKD, "volatile", x, m),
+                                  t.all(APP, "volatile", x, m)) + " |")
+        cells = []
+        for a, c in pairs + (("volatile", None),):
+            ka, na = any_kills(t, APP_LMKD, a, x)
+            kc, nc = (any_kills(t, APP_LMKD, c, x) if c else
+                      any_kills(t, APP, a, x))
+            cells.append(f"{ka} of {na} vs {kc} of {nc} "
+                         f"({fmt_p(fisher_p(ka, na, kc, nc))})"
+                         if na and nc else "n/a")
+        w(f"| {swap} | runs with a kill | " + " | ".join(cells) + " |")
+    w("")
 
 
 def report_app_pressure(arch, t, w):
@@ -335,6 +430,18 @@ def checks(d, data, opts):
         yield score_check(app)
     yield discarded_check(os.path.join(d, "discarded-runs.txt"), app,
                           "Android's regime")
+    lmkd = {(r["backend"], r["pvalue"], r["rep"]) for r in app
+            if r["bench"] == APP_LMKD and r["metric"] == "hit_rate"}
+    if lmkd:
+        counted = {(r["backend"], r["pvalue"], r["rep"]) for r in app
+                   if r["bench"] == APP_LMKD and r["metric"] in LMKD_KILLS}
+        missing = sorted(lmkd - counted)
+        yield (not missing,
+               "lmkd-like kills counted in every run with the killer "
+               f"({len(lmkd) - len(missing)} of {len(lmkd)})"
+               + (f"; first without: {missing[0][0]} at swap "
+                  f"{missing[0][1]:g} rep {missing[0][2]}" if missing
+                  else ""))
     swaps = sorted({r["pvalue"] for r in app})
     yield (len(swaps) == 2 and swaps[0] == 0,
            "Android's regime ran without swap and with zram swap "

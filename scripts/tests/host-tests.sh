@@ -248,6 +248,35 @@ cp "$tmp/bench/app.good" "$tmp/bench/app.csv"
 expect 1 '^ok [0-9]* bench: the regime sweep # SKIP not run' \
 	"bench-report: check skips the regime sweep when it did not run" -- \
 	"$py" "$br" check "$tmp/bench"
+# Android's killer beside the apps (bench app_lmkd): its kills counted in
+# every run, apart from the kernel's, and a table of their own.
+{ cat "$tmp/bench/app.good"
+  for rep in 1 2 3; do
+	for b in pinned memfd ashmem madvfree volatile; do
+		kill=0
+		[ "$b" = memfd ] && kill=2
+		for m in "hit_rate 0.5" "hit_rate_all 0.5" "lmkd_kills_bg $kill" \
+			 "lmkd_kills_fg 0" "oom_kills_bg 0" "oom_kills_fg 0"; do
+			echo "$b,app_lmkd,swap_mib=0,${m#* },${m% *},x,$rep"
+		done
+	done
+  done; } > "$tmp/bench/app.csv"
+expect 1 '^ok [0-9]* bench: lmkd-like kills counted in every run with the killer .15 of 15.$' \
+	"bench-report: check counts lmkd's kills in every run with the killer" -- \
+	"$py" "$br" check "$tmp/bench"
+"$py" "$br" report "$tmp/bench/lmkd.md" "$tmp/bench" > /dev/null 2>&1 || true
+ok "$(grep -qF '| none | memfd | 3 | 0.5 [0.5-0.5] | n/a | n/a | 3 of 3 | 6 / 0 | 0 / 0 |' \
+	"$tmp/bench/lmkd.md" 2>/dev/null; echo $?)" \
+	"bench-report: the lmkd table counts lmkd's kills apart from the kernel's"
+ok "$(grep -qF '| none | runs with a kill | 0 of 3 vs 0 of 3 (p = 1) | 0 of 3 vs 3 of 3 (p = 0.1) |' \
+	"$tmp/bench/lmkd.md" 2>/dev/null; echo $?)" \
+	"bench-report: the lmkd table compares runs with a kill by Fisher's test"
+sed -i '/^volatile,app_lmkd,swap_mib=0,0,lmkd_kills_bg,x,2$/d; /^volatile,app_lmkd,swap_mib=0,0,lmkd_kills_fg,x,2$/d' \
+	"$tmp/bench/app.csv"
+expect 1 '^not ok [0-9]* bench: lmkd-like kills counted in every run with the killer .14 of 15.; first without: volatile at swap 0 rep 2$' \
+	"bench-report: check names a run with the killer whose kills were not counted" -- \
+	"$py" "$br" check "$tmp/bench"
+cp "$tmp/bench/app.good" "$tmp/bench/app.csv"
 # The sweep: every app backend and userspace model at 4 levels, both swaps.
 sweep_rows()
 {
