@@ -271,6 +271,12 @@ static void trace_rows(struct csv *csv, const char *param,
 	csv_row(csv, param, "shrink_asked_pages", "pages", s->shrink_asked);
 	csv_row(csv, param, "shrink_purged_pages", "pages", s->shrink_purged);
 	csv_row(csv, param, "shrink_kept_pages", "pages", s->shrink_kept);
+	/* The rest ran in direct reclaim: the allocating task waited. */
+	csv_row(csv, param, "shrink_kswapd_calls", "count", s->kswapd_calls);
+	csv_row(csv, param, "shrink_kswapd_purged_pages", "pages",
+		s->kswapd_purged);
+	csv_row(csv, param, "kept_purge_calls", "count", s->kept_calls);
+	csv_row(csv, param, "kept_purged_pages", "pages", s->kept_purged);
 	for (i = 0; i < VTRACE_NR_SKIPS; i++) {
 		snprintf(metric, sizeof(metric), "skip_%s",
 			 vtrace_skip_names[i]);

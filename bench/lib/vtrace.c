@@ -204,23 +204,41 @@ static unsigned long long get(const char *body, const char *key)
 	return field(body, key, &v) ? v : 0;
 }
 
-static void add_start(const char *body, struct vtrace_sum *s)
+/*
+ * Whether the trace @line is kswapd's: it starts "<comm>-<pid> [cpu]",
+ * and kswapd's comm is "kswapd<node>".
+ */
+static bool by_kswapd(const char *line)
+{
+	line += strspn(line, " ");
+	if (strncmp(line, "kswapd", strlen("kswapd")))
+		return false;
+	line += strlen("kswapd");
+	return line[strspn(line, "0123456789")] == '-' &&
+	       strspn(line, "0123456789") > 0;
+}
+
+static void add_start(const char *body, struct vtrace_sum *s, bool kswapd)
 {
 	unsigned long long prio;
 
 	s->shrink_calls++;
+	s->kswapd_calls += kswapd;
 	s->shrink_asked += get(body, "nr_to_scan");
 	if (field(body, "priority", &prio) && prio <= INT32_MAX &&
 	    (s->min_priority < 0 || (int)prio < s->min_priority))
 		s->min_priority = prio;
 }
 
-static void add_end(const char *body, struct vtrace_sum *s)
+static void add_end(const char *body, struct vtrace_sum *s, bool kswapd)
 {
+	unsigned long long purged = get(body, "purged");
 	int i;
 
 	s->shrink_ends++;
-	s->shrink_purged += get(body, "purged");
+	s->shrink_purged += purged;
+	if (kswapd)
+		s->kswapd_purged += purged;
 	s->shrink_kept += get(body, "kept");
 	s->shrink_visited += get(body, "visited");
 	for (i = 0; i < VTRACE_NR_SKIPS; i++)
@@ -243,14 +261,19 @@ static void add_line(const char *line, struct vtrace_sum *s,
 	const char *start = event_body(line, "volatile_shrink_start");
 	const char *end = event_body(line, "volatile_shrink_end");
 	const char *oom = event_body(line, "volatile_oom");
+	const char *kept = event_body(line, "volatile_purge_kept");
 	unsigned long long lost;
 
 	if (start)
-		add_start(start, s);
+		add_start(start, s, by_kswapd(line));
 	else if (end)
-		add_end(end, s);
+		add_end(end, s, by_kswapd(line));
 	else if (oom)
 		add_oom(oom, s);
+	else if (kept) {
+		s->kept_calls++;
+		s->kept_purged += get(kept, "purged");
+	}
 	else if (sscanf(line, "CPU:%*d [LOST %llu EVENTS]", &lost) == 1)
 		*lost_lines += lost;
 }

@@ -7,7 +7,10 @@
  *                          nofs sem ilock freeing mm mmap busy locked
  *   volatile_oom           memcg order purged visited kept, "skipped"
  *                          nofs sem ilock mmap busy locked, waits
- * each printed as key=value.  tracefs is mounted at /sys/kernel/tracing
+ *   volatile_purge_kept    nid memcg priority kept purged
+ * each printed as key=value.  Each line starts with the task that hit
+ * the event: the purges by kswapd are also summed apart, since a purge
+ * in direct reclaim is one the allocating task waits for.  tracefs is mounted at /sys/kernel/tracing
  * if it is not yet, else /sys/kernel/debug/tracing is used; without
  * either, or on a kernel without the events, vtrace_open() says so on
  * stderr and the caller goes on without a trace.
@@ -48,11 +51,15 @@ struct vtrace_sum {
 	unsigned long long shrink_purged;	/* pages */
 	unsigned long long shrink_kept;		/* pages left to a holder */
 	unsigned long long shrink_visited;	/* ranges */
+	unsigned long long kswapd_calls;	/* ... of them by kswapd */
+	unsigned long long kswapd_purged;	/* pages */
 	unsigned long long skip[VTRACE_NR_SKIPS];	/* ranges, shrinker */
 	int min_priority;			/* -1: no start event */
 	unsigned long long oom_calls;		/* volatile_oom */
 	unsigned long long oom_purged;		/* pages */
 	unsigned long long oom_skipped;		/* ranges, every reason */
+	unsigned long long kept_calls;		/* volatile_purge_kept */
+	unsigned long long kept_purged;		/* pages */
 	unsigned long long lost;		/* events not in the buffer */
 };
 

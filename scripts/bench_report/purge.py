@@ -305,20 +305,25 @@ def report_skips(purge, w):
     w("Sums over the traced runs of the `volatile_ranges` tracepoints "
       "during the foreground's run: shrinker calls (volatile_shrink_start) "
       "and the pages they were asked for (nr_to_scan), pages purged and "
-      "kept (volatile_shrink_end), the ranges skipped by reason (nofs: a "
+      "kept (volatile_shrink_end), of those purged the pages kswapd "
+      "purged (the rest the allocating tasks purged in direct reclaim, "
+      "and waited for; \"not measured\" before purgebench split them), "
+      "the ranges skipped by reason (nofs: a "
       "file range under GFP_NOFS; sem, ilock: a trylock failed; freeing: "
       "inode evicted; mm: mm exiting; mmap: mmap_read_trylock failed; "
       "busy: another CPU purging it, VR_BUSY; locked: mlocked or forking), "
       "the lowest reclaim priority seen (12 is the first pass, 0 the "
       "last), the purges before an OOM kill (volatile_oom: walks / "
-      "pages), and the tracepoints' purged pages (shrinker + OOM) against "
+      "pages), the purges of what LRU reclaim kept (volatile_purge_kept, "
+      "kernel patch 41: calls / pages; only with swap), and the "
+      "tracepoints' purged pages (shrinker + OOM + kept) against "
       "`pgvolatile_purged` over the same window (trace / vmstat). Events "
       "lost to a full buffer make the sums lower bounds.\n")
     w("| backend, data | mode | traced runs | calls | pages asked | "
-      "purged | kept | " + " | ".join(SKIP_REASONS)
-      + " | lowest priority | OOM purges: walks / pages | trace / vmstat "
-      "(pages) | events lost |")
-    w("|---" * (11 + len(SKIP_REASONS)) + "|")
+      "purged | by kswapd | kept | " + " | ".join(SKIP_REASONS)
+      + " | lowest priority | OOM purges: walks / pages | kept purges: "
+      "calls / pages | trace / vmstat (pages) | events lost |")
+    w("|---" * (13 + len(SKIP_REASONS)) + "|")
     mismatched = []
     for bench, what, x, b in points:
         def total(metric):
@@ -327,7 +332,12 @@ def report_skips(purge, w):
         runs = len(purge.all(bench, b, x, "shrink_calls"))
         prio = purge.all(bench, b, x, "shrink_min_priority")
         traced = (total("shrink_purged_pages") or 0) + \
-            (total("oom_purged_pages") or 0)
+            (total("oom_purged_pages") or 0) + \
+            (total("kept_purged_pages") or 0)
+        by_kswapd = total("shrink_kswapd_purged_pages")
+        kept = (f"{count(total('kept_purge_calls'))} / "
+                f"{count(total('kept_purged_pages'))}"
+                if total("kept_purge_calls") is not None else NOT_MEASURED)
         counted = total("vmstat_purged_fg_pages")
         whole = total("vmstat_purged_pages")
         if b not in ENGINE_BACKENDS:
@@ -352,11 +362,12 @@ def report_skips(purge, w):
           f"{count(total('shrink_calls'))} | "
           f"{count(total('shrink_asked_pages'))} | "
           f"{count(total('shrink_purged_pages'))} | "
-          f"{count(total('shrink_kept_pages'))} | "
+          f"{count(by_kswapd) if by_kswapd is not None else NOT_MEASURED}"
+          f" | {count(total('shrink_kept_pages'))} | "
           + " | ".join(count(total(f"skip_{r}")) for r in SKIP_REASONS)
           + f" | {fmt(min(prio)) if prio else 'n/a'} | "
           f"{count(total('oom_purge_calls'))} / "
-          f"{count(total('oom_purged_pages'))} | {versus} | "
+          f"{count(total('oom_purged_pages'))} | {kept} | {versus} | "
           f"{count(lost) if lost else 'none'} |")
     w("")
     if mismatched:

@@ -120,6 +120,36 @@ expect 1 'stress.txt:2: expected' \
 ok "$([ ! -e "$tmp/rel.md" ]; echo $?)" \
 	"reliability-report: nothing is written from a malformed file"
 
+# --- bench/lib/vtrace.c: the tracepoints' sums --------------------------
+# Built for the host from the same source as the guest's purgebench.
+gcc -O2 -Wall -Wextra -Werror -o "$tmp/vtrace-sum" "$S/tests/vtrace-sum.c" \
+	"$top/bench/lib/vtrace.c"
+cat > "$tmp/trace" <<'TRACE'
+# tracer: nop
+# entries-in-buffer/entries-written: 9/11   #P:4
+         kswapd0-50      [003] .....     2.505699: volatile_shrink_start: nid=0 memcg=51 nr_to_scan=512 ranges=1 priority=6 gfp_flags=GFP_KERNEL
+         kswapd0-50      [003] .....     2.510048: volatile_shrink_end: nid=0 memcg=51 purged=512 visited=1 kept=0 skipped nofs=0 sem=0 ilock=0 freeing=0 mm=0 mmap=0 busy=0 locked=0 alongside=0
+ purgebench_vola-312     [001] .....     2.511373: volatile_shrink_start: nid=0 memcg=51 nr_to_scan=1024 ranges=1 priority=5 gfp_flags=GFP_HIGHUSER_MOVABLE
+ purgebench_vola-312     [001] .....     2.511733: volatile_shrink_end: nid=0 memcg=51 purged=384 visited=1 kept=128 skipped nofs=0 sem=1 ilock=0 freeing=0 mm=0 mmap=0 busy=0 locked=0 alongside=0
+ kswapd_is_not_me-7      [000] .....     2.511800: volatile_shrink_start: nid=0 memcg=51 nr_to_scan=256 ranges=1 priority=7 gfp_flags=GFP_KERNEL
+ kswapd_is_not_me-7      [000] .....     2.511900: volatile_shrink_end: nid=0 memcg=51 purged=256 visited=1 kept=0 skipped nofs=0 sem=0 ilock=0 freeing=0 mm=0 mmap=0 busy=0 locked=0 alongside=0
+ kswapd_is_not_me-7      [000] .....     2.512000: volatile_purge_kept: nid=0 memcg=51 priority=4 kept=300 purged=256
+         kswapd0-50      [002] .....     2.512100: volatile_purge_kept: nid=0 memcg=51 priority=4 kept=100 purged=64
+         kswapd0-50      [002] .....     2.512200: mm_vmscan_lru_shrink_inactive: nid=0 nr_scanned=32 nr_reclaimed=32 purged=9999
+TRACE
+expect 0 '^calls=3 ends=3 asked=1792 purged=1152 kept=128$' \
+	"vtrace: shrinker calls, pages asked, purged and kept summed" -- \
+	"$tmp/vtrace-sum" < "$tmp/trace"
+expect 0 '^kswapd_calls=1 kswapd_purged=512$' \
+	"vtrace: kswapd's purges apart from direct reclaim's, by the task's name" -- \
+	"$tmp/vtrace-sum" < "$tmp/trace"
+expect 0 '^kept_calls=2 kept_purged=320$' \
+	"vtrace: the purges of what LRU reclaim kept summed" -- \
+	"$tmp/vtrace-sum" < "$tmp/trace"
+expect 0 '^oom_calls=0 oom_purged=0 min_priority=5 lost=2$' \
+	"vtrace: lowest priority, and events lost from the header" -- \
+	"$tmp/vtrace-sum" < "$tmp/trace"
+
 # --- bench-report.py ---------------------------------------------------
 br=$S/bench-report.py
 # Debian's python3: scipy (python3-scipy, deps.sh plot) is not in others.
@@ -372,9 +402,12 @@ ok "$(grep -q "^Kills after every unpinned page was purged, which belong to the 
 ok "$(grep -qF '| volatile, 64 MiB | under memory.max | 1 | 1 of 1 | not measured |' \
 	"$tmp/oom/out.md"; echo $?)" \
 	"bench-report: a kill without left_at_kill_mib is not measured"
-ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 29723 | 15218180 | 113664 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 29238 | 0 | 0 | 7 / 0 | 113664 / 114176 | 12 |' \
+ok "$(grep -qF '| volatile, 256 MiB | under global pressure | 3 | 29723 | 15218180 | 113664 | 90000 | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 29238 | 0 | 0 | 7 / 0 | 0 / 0 | 113664 / 114176 | 12 |' \
 	"$tmp/oom/out.md"; echo $?)" \
-	"bench-report: the shrinker's calls, pages and skip reasons are summed"
+	"bench-report: the shrinker's calls, pages, kswapd's share and skip reasons are summed"
+ok "$(grep -qF '| anon, 256 MiB | under global pressure | 3 | 900 | 450000 | 196608 | not measured | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 9 | 0 | 4 | 0 / 0 | not measured | 196608 / 196608 | none |' \
+	"$tmp/oom/out.md"; echo $?)" \
+	"bench-report: runs from before kswapd's share was split say not measured"
 ok "$(grep -qF 'disagree for: volatile under global pressure at 256 MiB (113664 traced, 114176 counted; 1 calls without an end event)' \
 	"$tmp/oom/out.md"; echo $?)" \
 	"bench-report: tracepoints that disagree with pgvolatile_purged are named"
