@@ -15,6 +15,8 @@
 #define TRACEFS		"/sys/kernel/tracing"
 #define TRACEFS_DEBUG	"/sys/kernel/debug/tracing"
 #define EVENTS		"events/volatile_ranges"
+/* Shrinker calls in flight at once: one per CPU in reclaim, at most. */
+#define VTRACE_OPEN_CALLS	64
 
 const char *const vtrace_skip_names[VTRACE_NR_SKIPS] = {
 	[VTRACE_SKIP_NOFS] = "nofs",
@@ -218,6 +220,80 @@ static bool by_kswapd(const char *line)
 	       strspn(line, "0123456789") > 0;
 }
 
+/*
+ * The task's pid and the time, in us, of the trace @line:
+ * "<comm>-<pid> [cpu] <flags> <s>.<us>: <event>: ..."; false when the
+ * line has another shape.
+ */
+static bool task_time(const char *line, unsigned long *pid,
+		      unsigned long long *us)
+{
+	const char *cpu = strstr(line, " [");
+	const char *end, *p;
+	unsigned long long sec, usec;
+
+	if (!cpu)
+		return false;
+	/* The pid's digits end where the padding before "[cpu]" starts. */
+	for (end = cpu; end > line && end[-1] == ' '; end--)
+		;
+	for (p = end; p > line && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (p == end || p == line || p[-1] != '-' ||
+	    sscanf(p, "%lu", pid) != 1)
+		return false;
+	p = strchr(cpu, ']');
+	if (!p || sscanf(p + 1, " %*s %llu.%llu:", &sec, &usec) != 2)
+		return false;
+	*us = sec * 1000000 + usec;
+	return true;
+}
+
+/* The shrinker calls begun and not yet ended, by task. */
+static struct open_call {
+	unsigned long pid;
+	unsigned long long us;
+	bool used;
+} open_calls[VTRACE_OPEN_CALLS];
+
+static void call_begins(const char *line)
+{
+	unsigned long pid;
+	unsigned long long us;
+	int i, slot = -1;
+
+	if (!task_time(line, &pid, &us))
+		return;
+	for (i = 0; i < VTRACE_OPEN_CALLS; i++) {
+		if (open_calls[i].used && open_calls[i].pid == pid) {
+			slot = i;	/* its end was lost: start again */
+			break;
+		}
+		if (!open_calls[i].used && slot < 0)
+			slot = i;
+	}
+	if (slot >= 0)
+		open_calls[slot] = (struct open_call){ pid, us, true };
+}
+
+/* The time since the task's call began, in us; 0 when unknown. */
+static unsigned long long call_ends(const char *line)
+{
+	unsigned long pid;
+	unsigned long long us;
+	int i;
+
+	if (!task_time(line, &pid, &us))
+		return 0;
+	for (i = 0; i < VTRACE_OPEN_CALLS; i++) {
+		if (open_calls[i].used && open_calls[i].pid == pid) {
+			open_calls[i].used = false;
+			return us >= open_calls[i].us ? us - open_calls[i].us : 0;
+		}
+	}
+	return 0;
+}
+
 static void add_start(const char *body, struct vtrace_sum *s, bool kswapd)
 {
 	unsigned long long prio;
@@ -264,10 +340,17 @@ static void add_line(const char *line, struct vtrace_sum *s,
 	const char *kept = event_body(line, "volatile_purge_kept");
 	unsigned long long lost;
 
-	if (start)
+	if (start) {
 		add_start(start, s, by_kswapd(line));
-	else if (end)
+		call_begins(line);
+	} else if (end) {
+		unsigned long long us = call_ends(line);
+
 		add_end(end, s, by_kswapd(line));
+		s->shrink_us += us;
+		if (by_kswapd(line))
+			s->kswapd_us += us;
+	}
 	else if (oom)
 		add_oom(oom, s);
 	else if (kept) {
@@ -286,6 +369,7 @@ void vtrace_parse(FILE *f, struct vtrace_sum *s)
 	char *line = NULL;
 
 	memset(s, 0, sizeof(*s));
+	memset(open_calls, 0, sizeof(open_calls));
 	s->min_priority = -1;
 	while (getline(&line, &cap, f) > 0) {
 		if (line[0] == '#') {

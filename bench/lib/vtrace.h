@@ -9,8 +9,9 @@
  *                          nofs sem ilock mmap busy locked, waits
  *   volatile_purge_kept    nid memcg priority kept purged
  * each printed as key=value.  Each line starts with the task that hit
- * the event: the purges by kswapd are also summed apart, since a purge
- * in direct reclaim is one the allocating task waits for.  tracefs is mounted at /sys/kernel/tracing
+ * the event and the time: the purges by kswapd are also summed apart,
+ * since a purge in direct reclaim is one the allocating task waits for,
+ * and so is the time from each start to its task's next end.  tracefs is mounted at /sys/kernel/tracing
  * if it is not yet, else /sys/kernel/debug/tracing is used; without
  * either, or on a kernel without the events, vtrace_open() says so on
  * stderr and the caller goes on without a trace.
@@ -53,6 +54,8 @@ struct vtrace_sum {
 	unsigned long long shrink_visited;	/* ranges */
 	unsigned long long kswapd_calls;	/* ... of them by kswapd */
 	unsigned long long kswapd_purged;	/* pages */
+	unsigned long long shrink_us;		/* start to end, summed */
+	unsigned long long kswapd_us;		/* ... of kswapd's calls */
 	unsigned long long skip[VTRACE_NR_SKIPS];	/* ranges, shrinker */
 	int min_priority;			/* -1: no start event */
 	unsigned long long oom_calls;		/* volatile_oom */

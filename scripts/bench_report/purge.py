@@ -308,6 +308,8 @@ def report_skips(purge, w):
       "kept (volatile_shrink_end), of those purged the pages kswapd "
       "purged (the rest the allocating tasks purged in direct reclaim, "
       "and waited for; \"not measured\" before purgebench split them), "
+      "the time in the shrinker from each call's start to its end, all "
+      "calls / kswapd's, in ms, "
       "the ranges skipped by reason (nofs: a "
       "file range under GFP_NOFS; sem, ilock: a trylock failed; freeing: "
       "inode evicted; mm: mm exiting; mmap: mmap_read_trylock failed; "
@@ -320,10 +322,11 @@ def report_skips(purge, w):
       "`pgvolatile_purged` over the same window (trace / vmstat). Events "
       "lost to a full buffer make the sums lower bounds.\n")
     w("| backend, data | mode | traced runs | calls | pages asked | "
-      "purged | by kswapd | kept | " + " | ".join(SKIP_REASONS)
+      "purged | by kswapd | time, all / kswapd (ms) | kept | "
+      + " | ".join(SKIP_REASONS)
       + " | lowest priority | OOM purges: walks / pages | kept purges: "
       "calls / pages | trace / vmstat (pages) | events lost |")
-    w("|---" * (13 + len(SKIP_REASONS)) + "|")
+    w("|---" * (14 + len(SKIP_REASONS)) + "|")
     mismatched = []
     for bench, what, x, b in points:
         def total(metric):
@@ -335,6 +338,9 @@ def report_skips(purge, w):
             (total("oom_purged_pages") or 0) + \
             (total("kept_purged_pages") or 0)
         by_kswapd = total("shrink_kswapd_purged_pages")
+        spent = (f"{fmt(total('shrink_time_us') / 1000)} / "
+                 f"{fmt(total('shrink_kswapd_time_us') / 1000)}"
+                 if total("shrink_time_us") is not None else NOT_MEASURED)
         kept = (f"{count(total('kept_purge_calls'))} / "
                 f"{count(total('kept_purged_pages'))}"
                 if total("kept_purge_calls") is not None else NOT_MEASURED)
@@ -363,7 +369,7 @@ def report_skips(purge, w):
           f"{count(total('shrink_asked_pages'))} | "
           f"{count(total('shrink_purged_pages'))} | "
           f"{count(by_kswapd) if by_kswapd is not None else NOT_MEASURED}"
-          f" | {count(total('shrink_kept_pages'))} | "
+          f" | {spent} | {count(total('shrink_kept_pages'))} | "
           + " | ".join(count(total(f"skip_{r}")) for r in SKIP_REASONS)
           + f" | {fmt(min(prio)) if prio else 'n/a'} | "
           f"{count(total('oom_purge_calls'))} / "

@@ -17,6 +17,7 @@ int main(void)
 	       s.shrink_purged, s.shrink_kept);
 	printf("kswapd_calls=%llu kswapd_purged=%llu\n", s.kswapd_calls,
 	       s.kswapd_purged);
+	printf("shrink_us=%llu kswapd_us=%llu\n", s.shrink_us, s.kswapd_us);
 	printf("kept_calls=%llu kept_purged=%llu\n", s.kept_calls,
 	       s.kept_purged);
 	printf("oom_calls=%llu oom_purged=%llu min_priority=%d lost=%llu\n",
