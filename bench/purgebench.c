@@ -275,9 +275,14 @@ static void trace_rows(struct csv *csv, const char *param,
 	csv_row(csv, param, "shrink_kswapd_calls", "count", s->kswapd_calls);
 	csv_row(csv, param, "shrink_kswapd_purged_pages", "pages",
 		s->kswapd_purged);
-	/* Time in the shrinker, start to end: what a purge took. */
-	csv_row(csv, param, "shrink_time_us", "us", s->shrink_us);
-	csv_row(csv, param, "shrink_kswapd_time_us", "us", s->kswapd_us);
+	/*
+	 * Time in the shrinker, start to end: what a purge took.  Read off
+	 * the trace clock, not timed here, and 0 without a call: unit
+	 * trace_us, not a timing of the checks on this program's clock.
+	 */
+	csv_row(csv, param, "shrink_time_us", "trace_us", s->shrink_us);
+	csv_row(csv, param, "shrink_kswapd_time_us", "trace_us",
+		s->kswapd_us);
 	csv_row(csv, param, "kept_purge_calls", "count", s->kept_calls);
 	csv_row(csv, param, "kept_purged_pages", "pages", s->kept_purged);
 	for (i = 0; i < VTRACE_NR_SKIPS; i++) {
