@@ -453,10 +453,11 @@ def checks(d, data, opts):
            + (f"; first bad: {row_name(psi[0])}" if psi else ""))
     if any(r["metric"] == "pressure_episodes" for r in app):
         # A discarded run has no numbers but its ballast_lost row.
-        lost = {(r["backend"], r["pvalue"], r["rep"]) for r in app
-                if r["metric"] == "ballast_lost"}
-        runs = {(r["backend"], r["pvalue"], r["rep"]) for r in app} - lost
-        with_ep = {(r["backend"], r["pvalue"], r["rep"]) for r in app
+        # A run is its bench's too: app and app_lmkd share the rest.
+        key = lambda r: (r["bench"], r["backend"], r["pvalue"], r["rep"])
+        lost = {key(r) for r in app if r["metric"] == "ballast_lost"}
+        runs = {key(r) for r in app} - lost
+        with_ep = {key(r) for r in app
                    if r["metric"] == "pressure_episodes"}
         yield (runs == with_ep,
                "every app run measured its pressure episodes "

@@ -311,6 +311,25 @@ sed -i '/^volatile,app_lmkd,swap_mib=0,0,lmkd_kills_bg,x,2$/d; /^volatile,app_lm
 expect 1 '^not ok [0-9]* bench: lmkd-like kills counted in every run with the killer .14 of 15.; first without: volatile at swap 0 rep 2$' \
 	"bench-report: check names a run with the killer whose kills were not counted" -- \
 	"$py" "$br" check "$tmp/bench"
+# A run discarded in one bench (its ballast lost) and the same backend's
+# run in the other: each bench's runs are its own.
+{ bench_csv
+  for bench in app app_lmkd; do
+	for b in pinned memfd ashmem madvfree volatile; do
+		for swap in 0 256; do
+			if [ "$bench$b$swap" = appmemfd0 ]; then
+				echo "$b,$bench,swap_mib=$swap,1,ballast_lost,count,1"
+				continue
+			fi
+			echo "$b,$bench,swap_mib=$swap,0.5,hit_rate,ratio,1"
+			echo "$b,$bench,swap_mib=$swap,0,verify_failures,count,1"
+			echo "$b,$bench,swap_mib=$swap,1,pressure_episodes,count,1"
+		done
+	done
+  done; } > "$tmp/bench/app.csv"
+expect 1 '^ok [0-9]* bench: every app run measured its pressure episodes .19 of 19.$' \
+	"bench-report: a run discarded in app is not the same backend's run in app_lmkd" -- \
+	"$py" "$br" check --quick "$tmp/bench"
 cp "$tmp/bench/app.good" "$tmp/bench/app.csv"
 # The sweep: every app backend and userspace model at 4 levels, both swaps.
 sweep_rows()
