@@ -9,10 +9,8 @@ from .evidence import Evidence
 
 def kills(t, bench, b, x, metrics):
     """(runs with a kill, runs) of one point, the kills being the sum of
-    @metrics in each run."""
-    per = [sum(v) for v in zip(*(t.all(bench, b, x, m) for m in metrics
-                                 if t.all(bench, b, x, m)))]
-    return sum(1 for k in per if k > 0), len(per)
+    @metrics in each run (matched by repetition)."""
+    return any_kills(t, bench, b, x, metrics)
 
 
 APP_KILLS = ("oom_kills_bg", "oom_kills_fg")

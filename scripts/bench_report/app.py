@@ -90,11 +90,13 @@ def killer_text(t):
             "not kill).")
 
 
-def any_kills(t, bench, b, x):
-    """(runs with a kill by either killer, runs) of one point: the
-    kernel's OOM kills, and lmkd's where the run had it."""
+def any_kills(t, bench, b, x,
+              metrics=("oom_kills_bg", "oom_kills_fg") + LMKD_KILLS):
+    """(runs with a kill, runs) of one point, the kills of a run being
+    the sum of its @metrics (by default the kernel's OOM kills, and
+    lmkd's where the run had it)."""
     per = {}
-    for m in ("oom_kills_bg", "oom_kills_fg") + LMKD_KILLS:
+    for m in metrics:
         for rep, v in t.by_rep.get((bench, b, x, m), {}).items():
             per[rep] = per.get(rep, 0) + v
     return sum(1 for v in per.values() if v > 0), len(per)
