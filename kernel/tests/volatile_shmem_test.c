@@ -326,6 +326,52 @@ static void test_partial_exact(void)
 	unregion(fd, p, pages);
 }
 
+/*
+ * A second mapping mlocks the first MiB of a volatile range: reclaim
+ * purges the rest and leaves those pages resident, mapped and locked as
+ * they were (a zap over them would drop their mlock), and their data
+ * intact.
+ */
+static void test_mlocked_part(void)
+{
+	const size_t pages = 16 * MIB / page_size;
+	const size_t locked = MIB / page_size;
+	size_t i, lost = 0, kept = 0;
+	long locked_kb, locked_kb_after, resident;
+	struct reclaim_delta d;
+	char *p, *q;
+	int fd = region(pages, &p), r;
+
+	vr_fill(p, pages, 25);
+	q = mmap(NULL, locked * page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 fd, 0);
+	if (q == MAP_FAILED || mlock(q, locked * page_size))
+		tap_bail("mlock of a shared mapping of the memfd: %s",
+			 strerror(errno));
+	locked_kb = vr_smaps_kb(q, "Locked");
+	mark(fd, 0, pages);
+	d = reclaim_in(cg, 1024 * MIB);
+	locked_kb_after = vr_smaps_kb(q, "Locked");
+	resident = vr_resident_pages(q, locked);
+	r = unmark(fd, 0, pages);
+	for (i = 0; i < pages; i++) {
+		if (i < locked)
+			kept += vr_page_intact(p, i, 25);
+		else
+			lost += vr_page_zero(p, i);
+	}
+	tap_diag("memory.reclaim: pgvolatile_purged +%llu, Locked %ld -> %ld kB, %zu of %zu locked pages intact, %zu of %zu others purged",
+		 (unsigned long long)d.purged, locked_kb, locked_kb_after, kept,
+		 locked, lost, pages - locked);
+	tap_result(d.valid && r == 1 && locked_kb > 0 &&
+		   locked_kb_after == locked_kb && resident == (long)locked &&
+		   kept == locked && lost >= (pages - locked) * 99 / 100 &&
+		   d.purged <= pages - locked,
+		   "an mlocked part of a volatile range stays mapped, locked and intact; the rest is purged");
+	munmap(q, locked * page_size);
+	unregion(fd, p, pages);
+}
+
 /* Ranges unmarked before a purge are never reported purged. */
 static void test_unmarked_not_purged(void)
 {
@@ -1432,6 +1478,7 @@ static const struct vr_test suite[] = {
 	TEST(reclaim_purge, 4),
 	TEST(partial_exact, 1),
 	TEST(unmarked_not_purged, 1),
+	TEST(mlocked_part, 1),
 	TEST(zero_fill, 3),
 	TEST(parked, 4),
 	TEST(remark_young_volatile, 1),
