@@ -92,7 +92,7 @@ echo -1000 > /proc/self/oom_score_adj
 pid=$!
 sleep 2
 dd if=/dev/zero of=/tmp/fill/x bs=1M \
-	count=$(($(awk "/MemFree/ { print int(\$2 / 1024) }" /proc/meminfo) + 8)) 2>/dev/null
+	count=$(($(awk "/MemFree/ { print int(\$2 / 1024) }" /proc/meminfo) + 64)) 2>/dev/null
 rc=0
 wait $pid || rc=$?
 echo "appbench exit $rc"'
