@@ -7,12 +7,6 @@ from .app import APP_LMKD, acted, any_kills, app_kills, killer_text
 from .evidence import Evidence
 
 
-def kills(t, bench, b, x, metrics):
-    """(runs with a kill, runs) of one point, the kills being the sum of
-    @metrics in each run (matched by repetition)."""
-    return any_kills(t, bench, b, x, metrics)
-
-
 APP_KILLS = ("oom_kills_bg", "oom_kills_fg")
 
 
@@ -86,11 +80,11 @@ def answer_lines(arch, data, w, h, evid):
                  else "hit rate")
         h_ = lambda b: app.all(APP, b, x, hm)
         lat = lambda b: app.all(APP, b, x, "launch_ms_p50")
-        mk, mn = kills(app, APP, "memfd", x, APP_KILLS)
+        mk, mn = any_kills(app, APP, "memfd", x, APP_KILLS)
         mruns, mbg, mfg = app_kills(app, "memfd", x)
         for b in ("volatile", "ashmem"):
             runs, bg, fg = app_kills(app, b, x)
-            k, n = kills(app, APP, b, x, APP_KILLS)
+            k, n = any_kills(app, APP, b, x, APP_KILLS)
             where = f"{b} against memfd, Android's regime {swap}"
             hv, hd = evid.medians(h, "useful", f"{hname}, {where}", h_(b),
                                   h_("memfd"), "above", "below", True)
@@ -105,8 +99,8 @@ def answer_lines(arch, data, w, h, evid):
               f"kills in {runs} runs ({bg:g} background, {fg:g} "
               f"foreground) against memfd's {mruns} ({mbg:g} / {mfg:g}; "
               f"{ktext}).")
-        k1, n1 = kills(app, APP, "volatile", x, APP_KILLS)
-        k2, n2 = kills(app, APP, "ashmem", x, APP_KILLS)
+        k1, n1 = any_kills(app, APP, "volatile", x, APP_KILLS)
+        k2, n2 = any_kills(app, APP, "ashmem", x, APP_KILLS)
         ktext = evid.counts(h, "badly", f"runs with an OOM kill, volatile "
                             f"against ashmem, Android's regime {swap}", k1,
                             n1, k2, n2, True)
@@ -119,7 +113,7 @@ def answer_lines(arch, data, w, h, evid):
     if gpoints:
         w("**Under global pressure, the phone's regime (section 2)**\n")
         for x in gpoints:
-            kk = {b: kills(purge, "purge_global", b, x, ("oom_kills",))
+            kk = {b: any_kills(purge, "purge_global", b, x, ("oom_kills",))
                   for b in ("volatile", "ashmem", "anon")}
             (kv, nv), (ka, na), (kn, nn) = (kk["volatile"], kk["ashmem"],
                                             kk["anon"])
@@ -254,7 +248,7 @@ def answer_lines(arch, data, w, h, evid):
         compared = []
         for b in users:
             n, ev, pu, ok = acted(app, b, 0)
-            k, nk = kills(app, APP, b, 0, APP_KILLS)
+            k, nk = any_kills(app, APP, b, 0, APP_KILLS)
             if not ok:
                 evid.note("user", f"{b} did not act (trigger events in "
                           f"{ev} of {n} runs, purged MiB in {pu}): not "
@@ -269,7 +263,7 @@ def answer_lines(arch, data, w, h, evid):
                   "manager: not compared.")
                 continue
             compared.append(b)
-            kv, nv = kills(app, APP, "volatile", 0, APP_KILLS)
+            kv, nv = any_kills(app, APP, "volatile", 0, APP_KILLS)
             hv, hd = compare(h, hr("volatile"), hr(b), "above", "below")
             lv, ld = compare(h, lat("volatile"), lat(b), "longer than",
                              "shorter than")
