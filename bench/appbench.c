@@ -63,6 +63,15 @@
  * swap and "app_sweep_zram" with it ("app_lmkd_sweep..." with --lmkd),
  * param "free_mib=F" instead of the swap.
  *
+ * --file-mib M --file-dir DIR gives each app a file-backed working set,
+ * as real apps have (their code and resources): a file of M MiB of its
+ * own in DIR (bench/lib/filews.h: written once, then written back and
+ * dropped from the page cache before every run), read whole at each
+ * launch and FILE_OP_PAGES random pages at every access, so that the
+ * purgeable caches compete with the page cache.  DIR must be on a
+ * filesystem whose clean pages reclaim can drop and read back, not
+ * tmpfs (boot.sh --files shares one); the regime sweep runs with it.
+ *
  * A run whose ballast the OOM killer took (every app was killed and
  * memory was still short), or whose ballast it took while it was being
  * locked in, writes only ballast_lost = 1 and exits with status 3: bench-matrix
@@ -123,7 +132,14 @@
  * lmkd_psi_critical (trigger events), lmkd_reclaim_wakes (polling begun
  * by the kernel's reclaim), lmkd_checks, lmkd_skipped_pending,
  * lmkd_kills_not_responding, lmkd_kills_low_mem, lmkd_kills_after_kill
- * (kills by lmkd's reason), lmkd_no_victim, lmkd_cpu_s.
+ * (kills by lmkd's reason), lmkd_no_victim, lmkd_cpu_s;
+ * with --file-mib: file_mib, file_refaults (workingset_refault_file over
+ * the run, system-wide: the apps' files are the only ones reclaim can
+ * drop), file_majfaults (the apps' major faults while reading their
+ * files), file_sessions (the sessions that read it), file_warm_sessions
+ * and file_warm_ms_p50/p99/max (the foreground's time reading its file in
+ * a session of an app that was in front before, in the same process:
+ * what reclaim took of its file meanwhile, read back).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -147,6 +163,7 @@
 #include "cgroup.h"
 #include "discard.h"
 #include "fdpass.h"
+#include "filews.h"
 #include "lmkd.h"
 #include "pressure.h"
 #include "proc.h"
@@ -170,6 +187,7 @@
 #define PRESSURE_PERIOD_US 2000
 /* uchrome: Chromium's periods divided by this (see the top). */
 #define CHROME_TIME_DIV 200
+#define FILE_OP_PAGES 8		/* file pages an access reads (its code) */
 
 static const char *prog = "appbench";
 
@@ -189,6 +207,8 @@ struct params {
 	uint64_t seed;
 	bool lmkd;		/* run the low memory killer */
 	bool sweep;		/* a point of the regime sweep */
+	long file_mib;		/* each app's file working set, or 0 */
+	const char *file_dir;	/* where the apps' files are */
 };
 
 /* One app's counters, in memory shared with the parent (survives kills). */
@@ -201,6 +221,9 @@ struct app_stats {
 	long steps, stalls, stall_cap;
 	double *stall_ms;		/* the stalled heap steps (shared) */
 	double step_ms_sum;		/* the steps that did not stall */
+	long file_sessions;		/* sessions that read the file */
+	long file_warm, file_cap, file_majflt;
+	double *file_ms;	/* a warm session's file reads (shared) */
 };
 
 /* The images: BLOBS decoded references and their compressed forms. */
@@ -219,7 +242,7 @@ struct app {
 
 static void usage(void)
 {
-	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--lmkd] [--sweep] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim, uchrome",
+	usage_error(prog, "usage: %s --backend B --apps N --cache-mib C --object-kib S --fg-mib G --free-mib F --switches W --ops O [--launch L] [--lmkd] [--sweep] [--file-mib M --file-dir DIR] [--seed X] [--rep R] [--csv FILE]\n  backends: %s, upsi-<T>ms, utrim, uchrome",
 		    prog, BACKEND_NAMES);
 }
 
@@ -334,6 +357,8 @@ struct cache {
 	uint64_t clock;
 	int mgr;		/* socket to the manager, or -1 */
 	struct app_stats *st;
+	struct filews file;	/* its file working set, if it has one */
+	long sessions;		/* this process's sessions so far */
 };
 
 /* A new region for object @k, locked, handed to the manager if it has one. */
@@ -518,12 +543,16 @@ static void session(struct cache *c, const double *cdf, uint64_t *rng)
 	const struct params *p = c->p;
 	size_t heap_len = p->fg_mib * MIB, touched = 0, want;
 	char *heap = NULL;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), file_ns = 0;
 	long i;
 
 	for (i = 0; i < p->launch && i < p->objects; i++)
 		cache_access(c, i);
 	c->st->launch_ns = now_ns() - t0;
+	/* Its code and resources: all of the file, once a session. */
+	if (c->file.map)
+		file_ns += filews_read(&c->file, NULL, 0,
+				       &c->st->file_majflt);
 	if (heap_len) {
 		heap = mmap(NULL, heap_len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -532,6 +561,9 @@ static void session(struct cache *c, const double *cdf, uint64_t *rng)
 	}
 	for (i = 0; i < p->ops; i++) {
 		cache_access(c, zipf_pick(cdf, p->objects, rng));
+		if (c->file.map)
+			file_ns += filews_read(&c->file, rng, FILE_OP_PAGES,
+					       &c->st->file_majflt);
 		/* Page aligned, so that no page is counted in two steps. */
 		want = heap_len / p->ops * (i + 1) / page_size * page_size;
 		if (want > touched) {
@@ -541,6 +573,17 @@ static void session(struct cache *c, const double *cdf, uint64_t *rng)
 	}
 	if (heap)
 		munmap(heap, heap_len);
+	/*
+	 * A warm session's reads (the app was in front before, in this
+	 * process) cost what reclaim took of its file meanwhile; a cold
+	 * one's are the first reads of all of it.
+	 */
+	if (c->file.map) {
+		c->st->file_sessions++;
+		if (c->sessions && c->st->file_warm < c->st->file_cap)
+			c->st->file_ms[c->st->file_warm++] = file_ns / 1e6;
+	}
+	c->sessions++;
 }
 
 static void app_main(const struct params *p, const struct images *im,
@@ -563,6 +606,12 @@ static void app_main(const struct params *p, const struct images *im,
 		c.mgr = dm_connect(MGR_SOCK);
 		if (c.mgr < 0)
 			_exit(5);
+	}
+	if (p->file_mib &&
+	    filews_map(&c.file, p->file_dir, index, p->file_mib * MIB)) {
+		fprintf(stderr, "%s: app %d: cannot map its file in %s: %m\n",
+			prog, index, p->file_dir);
+		_exit(6);
 	}
 	while (read(cmd, &op, 1) == 1) {
 		session(&c, cdf, &rng);
@@ -951,6 +1000,10 @@ static bool run(const struct params *p, struct app_stats *stats,
 	pid_t ballast;
 
 	images_make(&im, p->object_size);
+	for (i = 0; i < p->apps && p->file_mib; i++)
+		if (filews_prepare(p->file_dir, i, p->file_mib * MIB))
+			die("%s: cannot prepare app %ld's file in %s: %m",
+			    prog, i, p->file_dir);
 	if (cg_create("lab-bench", parent, sizeof(parent)) ||
 	    cg_write(parent, "cgroup.subtree_control", "+memory"))
 		die("%s: cannot set up cgroup lab-bench: %m", prog);
@@ -1150,17 +1203,22 @@ int main(int argc, char **argv)
 		{ "launch", required_argument, NULL, 'l' },
 		{ "lmkd", no_argument, NULL, 'k' },
 		{ "sweep", no_argument, NULL, 'S' },
+		{ "file-mib", required_argument, NULL, 'F' },
+		{ "file-dir", required_argument, NULL, 'D' },
 		{ "seed", required_argument, NULL, 'x' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const char not_reclaimable[] =
+		"on tmpfs or ramfs, whose pages reclaim cannot drop and read back (boot.sh --files shares a directory that can)";
 	struct params p = { .seed = 20261204, .launch = 8 };
 	const char *backend = NULL, *csv_path = NULL;
 	long rep = 1, cache_mib = 0, kib = 0, i, j, calm, planned, swap_mib;
-	struct samples stalls = { 0 };
-	double purged, *stall_buf;
+	struct samples stalls = { 0 }, file_ms = { 0 };
+	double purged, *stall_buf, *file_buf;
 	uint64_t some0, full0, some1, full1, t0, wall;
+	uint64_t refaults0 = 0, refaults1 = 0;
 	struct app_stats *stats, sum = { 0 };
 	struct outcome o = { 0 };
 	struct mgr mgr = { 0 };
@@ -1208,6 +1266,12 @@ int main(int argc, char **argv)
 		case 'S':
 			p.sweep = true;
 			break;
+		case 'F':
+			p.file_mib = parse_long("--file-mib", optarg, 1, 1024);
+			break;
+		case 'D':
+			p.file_dir = optarg;
+			break;
 		case 'x':
 			p.seed = parse_long("--seed", optarg, 0, 1L << 40);
 			break;
@@ -1227,6 +1291,11 @@ int main(int argc, char **argv)
 	if (p.switches * p.ops > 1L << 20)
 		usage_error(prog, "--switches times --ops must be at most %ld",
 			    1L << 20);
+	if (!p.file_mib != !p.file_dir)
+		usage_error(prog, "--file-mib and --file-dir go together");
+	if (p.file_dir && filews_check_dir(p.file_dir))
+		usage_error(prog, "--file-dir %s: %s", p.file_dir,
+			    errno == EINVAL ? not_reclaimable : strerror(errno));
 	p.object_size = kib * 1024;
 	if (p.object_size % page_size || p.object_size > (size_t)cache_mib * MIB)
 		usage_error(prog, "--object-kib must be a multiple of the page size and at most --cache-mib");
@@ -1268,15 +1337,25 @@ int main(int argc, char **argv)
 			0);
 	if (stats == MAP_FAILED || stall_buf == MAP_FAILED)
 		die("%s: mmap: %m", prog);
+	/* And for each session's file reads, per app. */
+	file_buf = mmap(NULL, p.apps * p.switches * sizeof(double),
+			PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+			0);
+	if (file_buf == MAP_FAILED)
+		die("%s: mmap: %m", prog);
 	for (i = 0; i < p.apps; i++) {
 		stats[i].stall_cap = p.switches * p.ops;
 		stats[i].stall_ms = stall_buf + i * stats[i].stall_cap;
+		stats[i].file_cap = p.switches;
+		stats[i].file_ms = file_buf + i * p.switches;
 	}
 	/* The parent is the system server: the OOM killer must pass it by. */
 	signal(SIGPIPE, SIG_IGN);
 	if (set_oom_score_adj(-1000))
 		die("%s: oom_score_adj: %m", prog);
 	psi_memory(&some0, &full0);
+	if (p.file_mib && filews_refaults(&refaults0))
+		die("%s: no workingset_refault_file in /proc/vmstat", prog);
 	purged = -kernel_purged_bytes(&p);
 	swap_mib = meminfo_kb("SwapTotal") / 1024;
 	snprintf(bench, sizeof(bench), "%s%s", p.lmkd ? "app_lmkd" : "app",
@@ -1301,6 +1380,8 @@ int main(int argc, char **argv)
 	}
 	wall = now_ns() - t0;
 	psi_memory(&some1, &full1);
+	if (p.file_mib && filews_refaults(&refaults1))
+		die("%s: no workingset_refault_file in /proc/vmstat", prog);
 	purged += kernel_purged_bytes(&p) + mgr.st->purged_bytes;
 
 	for (i = 0; i < p.apps; i++) {
@@ -1316,6 +1397,10 @@ int main(int argc, char **argv)
 		sum.step_ms_sum += stats[i].step_ms_sum;
 		for (j = 0; j < stats[i].stalls; j++)
 			samples_add(&stalls, stats[i].stall_ms[j]);
+		sum.file_majflt += stats[i].file_majflt;
+		sum.file_sessions += stats[i].file_sessions;
+		for (j = 0; j < stats[i].file_warm; j++)
+			samples_add(&file_ms, stats[i].file_ms[j]);
 	}
 	purged += sum.trimmed_bytes;
 	calm = sum.steps - stalls.n;
@@ -1389,7 +1474,20 @@ int main(int argc, char **argv)
 		csv_chrome(&csv, param, &mgr);
 	if (p.lmkd)
 		csv_lmkd(&csv, param, &o, killer.st);
+	if (p.file_mib) {
+		csv_row(&csv, param, "file_mib", "MiB", p.file_mib);
+		csv_row(&csv, param, "file_refaults", "count",
+			refaults1 - refaults0);
+		csv_row(&csv, param, "file_majfaults", "count",
+			sum.file_majflt);
+		csv_row(&csv, param, "file_sessions", "count",
+			sum.file_sessions);
+		csv_row(&csv, param, "file_warm_sessions", "count",
+			file_ms.n);
+		csv_pcts(&csv, param, "file_warm_ms", &file_ms);
+	}
 	samples_free(&o.launch_ms);
+	samples_free(&file_ms);
 	samples_free(&stalls);
 	samples_free(&o.watch.episode_ms);
 	return csv_close(&csv) ? 1 : 0;

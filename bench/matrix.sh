@@ -75,6 +75,7 @@ if [ "$mode" = quick ] || [ "$mode" = sweep-quick ]; then
 	# late); the quick run checks code paths, not the regime.
 	app_args="--apps 3 --cache-mib 4 --object-kib 256 --fg-mib 8 --free-mib 8 --switches 4 --ops 20"
 	sweep_free="6 8 12"
+	sweep_file_mib=1
 	arena_mib=8
 	arena_ranges="1 4"
 	swaps="none zram"
@@ -110,6 +111,10 @@ else
 	# foreground's 24 MiB to room for it and most of the caches; 24,
 	# the headline point, is in the main run.
 	sweep_free="8 16 32 48"
+	# Each app's file-backed working set in the sweep (its code and
+	# resources): 4 MiB, 16 for the four apps, a sixth of what the
+	# apps ask at the headline point.
+	sweep_file_mib=4
 	# The arena: 64 MiB, half of it unpinned in 1, 4 or 16 ranges.
 	arena_mib=64
 	arena_ranges="1 4 16"
@@ -207,9 +212,19 @@ while [ "$mode" = rust ] && [ $rep -le $reps ]; do
 	done
 	rep=$((rep + 1))
 done
-# The regime sweep: the app regime's arguments but the free memory; 10
-# repetitions, so that each of the 10 backends (11 with droppable) takes
-# each place of its block once (nearly).
+# The regime sweep: the app regime's arguments but the free memory, and
+# each app with a file-backed working set in /files (boot.sh --files: a
+# 9p share through the page cache, which reclaim can drop and read back);
+# 10 repetitions, so that each of the 10 backends (11 with droppable)
+# takes each place of its block once (nearly).
+case "$mode" in
+sweep|sweep-quick)
+	grep -q '^files /files 9p ' /proc/mounts || {
+		echo "bench-matrix: $mode needs the files share at /files (boot.sh --files)" >&2
+		exit 1
+	}
+	;;
+esac
 while { [ "$mode" = sweep ] || [ "$mode" = sweep-quick ]; } &&
       [ $rep -le $reps ]; do
 	seq=0
@@ -219,7 +234,7 @@ while { [ "$mode" = sweep ] || [ "$mode" = sweep-quick ]; } &&
 		for free in $sweep_free; do
 			seq=$((seq + 1))
 			for b in $(ordered $seq "$app_backends $user_backends"); do
-				echo "sweep appbench $b $app_base --free-mib $free --sweep --rep $rep" >> "$plan"
+				echo "sweep appbench $b $app_base --free-mib $free --sweep --file-mib $sweep_file_mib --file-dir /files --rep $rep" >> "$plan"
 			done
 		done
 	done

@@ -7,7 +7,7 @@
 #
 #   boot.sh --arch ARCH [--debug 0|1] [--mem MIB] [--cpus N] [--timeout SEC]
 #           [--extra DIR] [--run-dir DIR] [--quiet] [--mglru] [--zram MIB]
-#           [--cpu MODEL] [--cmdline PARAM] [--kernel IMAGE]
+#           [--cpu MODEL] [--cmdline PARAM] [--kernel IMAGE] [--files]
 #           (--job FILE | --shell)
 #
 # --kernel IMAGE boots that kernel image instead of the lab's build of
@@ -23,6 +23,10 @@
 # --mglru switches the multi-gen LRU on and --zram MIB swaps on a zram
 # device of that size, both set up by the guest's /init before the job:
 # Android's memory configuration, in the same kernel.
+# --files shares RUN_DIR/files at /files with 9p's page cache on
+# (cache=loose): files whose clean pages reclaim can drop and read back,
+# as an app's code and resources are on a phone (the initramfs's are
+# not; appbench --file-dir, the regime sweep).
 # The job (a shell script) runs as /lab/job.sh in the guest; /lab is a
 # virtio-9p share of RUN_DIR/share, so the job's output (job.log), exit
 # status (status) and any files it writes (out/) reach the host as files.
@@ -38,12 +42,12 @@ set -eu
 
 usage()
 {
-	sed -n '4,26p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
 arch="" debug=0 mem=1024 cpus=2 timeout=300 extra="" run_dir="" quiet=0
-job="" shell=0 mglru=0 zram=0 cpu="" cmdline="" kernel=""
+job="" shell=0 mglru=0 zram=0 cpu="" cmdline="" kernel="" files=0
 need_arg()
 {
 	[ $# -ge 2 ] || { echo "boot.sh: $1 needs a value" >&2; usage; }
@@ -69,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--shell) shell=1; shift ;;
 	--quiet) quiet=1; shift ;;
 	--mglru) mglru=1; shift ;;
+	--files) files=1; shift ;;
 	--zram) need_arg "$@"; number "$1" "$2"; zram=$2; shift 2 ;;
 	--cmdline) need_arg "$@"
 		case "$2" in
@@ -119,14 +124,16 @@ fi
 mkdir -p "$run_dir"
 run_dir=$(cd "$run_dir" && pwd)
 share=$run_dir/share
-rm -rf "$share" "$run_dir/console.log" "$run_dir/verdict"
+rm -rf "$share" "$run_dir/files" "$run_dir/console.log" "$run_dir/verdict"
 mkdir -p "$share/out"
+[ "$files" = 0 ] || mkdir "$run_dir/files"
 
 append="panic=-1 lab.mode=job"
 [ "$shell" = 1 ] && append="panic=-1 lab.mode=shell"
 [ "$debug" = 1 ] && append="$append panic_on_warn=1"
 [ -n "$extra" ] && append="$append lab.extra=1"
 [ "$mglru" = 1 ] && append="$append lab.mglru=1"
+[ "$files" = 1 ] && append="$append lab.files=1"
 [ "$zram" != 0 ] && append="$append lab.zram=$zram"
 append="$append$cmdline"
 
@@ -200,6 +207,10 @@ qemu+=(-nodefaults -no-reboot -smp "$cpus" -m "$mem" -mem-prealloc
 if [ -n "$extra" ]; then
 	qemu+=(-fsdev "local,id=extra,path=$extra,security_model=none,readonly=on"
 		-device virtio-9p-pci,fsdev=extra,mount_tag=extra)
+fi
+if [ "$files" = 1 ]; then
+	qemu+=(-fsdev "local,id=files,path=$run_dir/files,security_model=none"
+		-device virtio-9p-pci,fsdev=files,mount_tag=files)
 fi
 
 if [ "$shell" = 1 ]; then

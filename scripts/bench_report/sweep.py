@@ -43,6 +43,61 @@ def cell(t, bench, b, x):
     return text
 
 
+def level_table(t, bench, xs, metric, cell_of, w):
+    """A row per backend that measured @metric, a column per level of
+    free memory @xs, each cell cell_of(t, bench, backend, level)."""
+    w("| backend | " + " | ".join(f"{x:g} MiB free" for x in xs) + " |")
+    w("|---|" + "---|" * len(xs))
+    for b in APP_BACKENDS + USER_BACKENDS:
+        if any(t.all(bench, b, x, metric) for x in xs):
+            w(f"| {b} | " + " | ".join(cell_of(t, bench, b, x)
+                                       for x in xs) + " |")
+    w("")
+
+
+def file_cell(t, bench, b, x):
+    """One backend's file working set at one level: the refaults of
+    evicted file pages over the run and the foreground's time reading
+    its file in a warm session (p99 of the run), each median
+    [min-max]."""
+    refaults = t.all(bench, b, x, "file_refaults")
+    if not refaults:
+        return "n/a"
+    return (f"{fmt_range(refaults)}; "
+            f"{fmt_range(t.all(bench, b, x, 'file_warm_ms_p99'))} ms")
+
+
+def report_files(t, bench, xs, w):
+    """The file working set's table, if the sweep had one."""
+    mib = {v for x in xs for b in APP_BACKENDS + USER_BACKENDS
+           for v in t.all(bench, b, x, "file_mib")}
+    if not mib:
+        w("No file-backed working set in this sweep (its results "
+          "predate appbench --file-mib).\n")
+        return
+    sizes = ", ".join(f"{m:g}" for m in sorted(mib))
+    w(f"The apps' file-backed working sets ({sizes} MiB per app, "
+      "read whole at each launch and a few pages at every access, "
+      "from a share reclaim can drop and read back): refaults of "
+      "evicted file pages over the run (lower is better: the page "
+      "cache kept what the apps use), then the foreground's time "
+      "reading its file in a warm session (an app back in front, "
+      "in the same process: what reclaim took of its file meanwhile "
+      "is read back), p99 of the run (lower is better), each median "
+      "[min-max] over the runs.\n")
+    level_table(t, bench, xs, "file_refaults", file_cell, w)
+    w("Refaults, volatile against ashmem and memfd at each level: ratio "
+      "of medians [95% bootstrap interval].\n")
+    w("| free MiB | volatile / ashmem | volatile / memfd |")
+    w("|---|---|---|")
+    for x in xs:
+        w(f"| {x:g} | " + " | ".join(
+            fmt_ratio(t.all(bench, "volatile", x, "file_refaults"),
+                      t.all(bench, c, x, "file_refaults"))
+            for c in ("ashmem", "memfd")) + " |")
+    w("")
+
+
 def report_sweep(arch, rows, w):
     w("### 9. Android's regime at several levels of free memory\n")
     if not rows:
@@ -62,6 +117,11 @@ def report_sweep(arch, rows, w):
       "because the OOM killer took the ballast (every app was killed "
       "and memory was still short; they have no other number). A "
       "userspace model that did not act at a level is marked so.\n")
+    if any(r["metric"] == "file_mib" for r in rows):
+        w("Unlike section 5's runs, each app here also reads a file of "
+          "its own (its code and resources), so that the purgeable "
+          "caches compete with the page cache: its figures follow each "
+          "table.\n")
     for bench, what in SWEEP_BENCHES:
         xs = t.params(bench)
         if not xs:
@@ -69,14 +129,7 @@ def report_sweep(arch, rows, w):
         w(f"![sweep]({arch}/sweep_hit"
           f"{'' if bench == 'app_sweep' else '_zram'}.svg)\n")
         w(f"**{what.capitalize()}**\n")
-        w("| backend | " + " | ".join(f"{x:g} MiB free" for x in xs)
-          + " |")
-        w("|---|" + "---|" * len(xs))
-        for b in APP_BACKENDS + USER_BACKENDS:
-            if any(t.all(bench, b, x, "hit_rate_all") for x in xs):
-                w(f"| {b} | " + " | ".join(cell(t, bench, b, x)
-                                           for x in xs) + " |")
-        w("")
+        level_table(t, bench, xs, "hit_rate_all", cell, w)
         w("Volatile against ashmem and memfd at each level: hit rate over "
           "all requests, ratio of medians [95% bootstrap interval]; runs "
           "with an OOM kill, Fisher's exact p (two-sided; not corrected "
@@ -103,6 +156,7 @@ def report_sweep(arch, rows, w):
                            for c in ("ashmem", "memfd"))
               + " | " + " | ".join(cells) + " |")
         w("")
+        report_files(t, bench, xs, w)
 
 
 def checks(d, data, opts):
@@ -129,3 +183,27 @@ def checks(d, data, opts):
     yield score_check(rows)
     yield discarded_check(os.path.join(d, "sweep", "discarded-runs.txt"),
                           rows, "the sweep")
+    yield files_check(rows)
+
+
+def files_check(rows):
+    """(ok, what): every sweep run that had a file working set and a
+    session that ended read it (a session's file reads timed); a run
+    whose every foreground was killed has nothing to show; a sweep
+    without file working sets is named."""
+    runs, launches = {}, {}
+    for r in rows:
+        key = (r["bench"], r["backend"], r["pvalue"], r["rep"])
+        if r["metric"] == "file_mib":
+            runs.setdefault(key, 0)
+        elif r["metric"] == "file_sessions":
+            runs[key] = r["value"]
+        elif r["metric"] == "launches":
+            launches[key] = r["value"]
+    if not runs:
+        return True, ("the sweep's file working sets # SKIP none in "
+                      "these results (appbench --file-mib)")
+    idle = sum(1 for k, v in runs.items() if v <= 0 and launches.get(k))
+    return (idle == 0,
+            f"the sweep's apps read their file working sets: {idle} of "
+            f"{len(runs)} runs with sessions but no file read")

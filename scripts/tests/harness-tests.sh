@@ -25,15 +25,19 @@ ok()
 	if [ "$1" = 0 ]; then echo "ok $n $2"; else echo "not ok $n $2"; fi
 }
 
-# boot NAME TIMEOUT JOB-TEXT: run a job; sets rc and leaves $work/NAME.
+# boot NAME TIMEOUT JOB-TEXT [BOOT-OPTION...]: run a job; sets rc and
+# leaves $work/NAME.
 boot()
 {
-	printf '%s\n' "$3" > "$work/$1.job"
+	local name=$1 timeout=$2
+
+	printf '%s\n' "$3" > "$work/$name.job"
+	shift 3
 	rc=0
 	"$S/boot.sh" --arch "$arch" --debug 0 --mem 512 --cpus 1 \
-		--timeout "$2" --quiet --run-dir "$work/$1" \
-		--job "$work/$1.job" > "$work/$1.out" 2>&1 || rc=$?
-	sed 's/^/# /' "$work/$1.out"
+		--timeout "$timeout" --quiet --run-dir "$work/$name" \
+		--job "$work/$name.job" "$@" > "$work/$name.out" 2>&1 || rc=$?
+	sed 's/^/# /' "$work/$name.out"
 }
 
 echo "TAP version 13"
@@ -100,5 +104,53 @@ ok "$([ "$rc" = 0 ] && grep -q '^appbench exit 3$' "$work/discard/share/job.log"
 	grep -q '^volatile,app_sweep,free_mib=16,1,ballast_lost,count,1$' \
 		"$work/discard/share/out/discard.csv"; echo $?)" \
 	"appbench: a run that lost its ballast exits 3 with one ballast_lost row"
+
+# appbench's file working sets (the regime sweep's): bad arguments are
+# refused before anything is written, and a run on the files share
+# (boot.sh --files, 9p through the page cache) reads its files from the
+# host: major faults, a session's reads timed.
+# shellcheck disable=SC2016 # expanded in the guest
+boot files 300 'b="/opt/lab/bin/appbench_volatile --backend volatile --apps 2
+	--cache-mib 2 --object-kib 256 --fg-mib 2 --switches 3 --ops 4
+	--free-mib 64 --sweep"
+for case in "nodir:--file-mib 1" "tmpfs:--file-mib 1 --file-dir /tmp" \
+	    "missing:--file-mib 1 --file-dir /nonexistent" \
+	    "notdir:--file-mib 1 --file-dir /init" \
+	    "zero:--file-mib 0 --file-dir /files"; do
+	rc=0
+	$b ${case#*:} > /lab/out/${case%%:*}.txt 2>&1 || rc=$?
+	echo "${case%%:*} exit $rc"
+done
+ls /tmp /files > /lab/out/after-errors.txt
+rc=0
+$b --file-mib 1 --file-dir /files --csv /lab/out/files.csv || rc=$?
+echo "run exit $rc"
+ls -l /files > /lab/out/files-ls.txt' --files
+out=$work/files/share/out
+# refused NAME MESSAGE: that case exited 2 and said MESSAGE.
+refused()
+{
+	grep -q "^$1 exit 2\$" "$work/files/share/job.log" &&
+		grep -q "$2" "$out/$1.txt"
+}
+ok "$([ "$rc" = 0 ] && refused nodir 'go together' &&
+	refused tmpfs 'on tmpfs or ramfs' &&
+	refused missing 'No such file or directory' &&
+	refused notdir 'Not a directory' &&
+	refused zero "file-mib: '0' is not a number" &&
+	! grep -q appbench- "$out/after-errors.txt"; echo $?)" \
+	"appbench: a file working set it cannot use is refused (exit 2, the reason), nothing written"
+# value METRIC: the run's value of METRIC, or nothing.
+value()
+{
+	awk -F, -v m="$1" '$5 == m { print $4 }' "$out/files.csv" 2>/dev/null
+}
+ok "$(grep -q '^run exit 0$' "$work/files/share/job.log" &&
+	[ "$(value file_mib)" = 1 ] &&
+	awk "BEGIN { exit !($(value file_sessions) >= 1 &&
+		$(value file_majfaults) >= 1 &&
+		$(value file_warm_sessions) >= 1 && $(value file_warm_ms_p50) > 0) }" &&
+	[ "$(grep -c 'appbench-[01].dat' "$out/files-ls.txt")" = 2 ]; echo $?)" \
+	"appbench: the apps read their files on the files share (major faults, sessions timed)"
 
 echo "1..$n"

@@ -352,6 +352,29 @@ sweep_rows()
 expect 1 '^ok [0-9]* bench: the sweep has at least 4 levels of free memory' \
 	"bench-report: check accepts a sweep of 4 levels with and without zram" -- \
 	"$py" "$br" check "$tmp/bench"
+expect 1 '^ok [0-9]* bench: the sweep.s file working sets # SKIP none' \
+	"bench-report: check names a sweep without file working sets" -- \
+	"$py" "$br" check "$tmp/bench"
+# With file working sets (appbench --file-mib): every run read its file.
+sweep_files()
+{
+	sed -n 's/^\([^,]*,[^,]*,[^,]*\),[^,]*,hit_rate,ratio,\(.*\)$/\1,4,file_mib,MiB,\2\n\1,7,file_refaults,count,\2\n\1,'"$1"',file_sessions,count,\2\n\1,'"$2"',launches,count,\2/p'
+}
+{ bench_csv; sweep_rows "8 16 32 48"; sweep_rows "8 16 32 48" | sweep_files 6 6; } \
+	> "$tmp/bench/sweep.csv"
+expect 1 '^ok [0-9]* bench: the sweep.s apps read their file working sets: 0 of 80 runs' \
+	"bench-report: check accepts a sweep whose apps read their files" -- \
+	"$py" "$br" check "$tmp/bench"
+{ bench_csv; sweep_rows "8 16 32 48"; sweep_rows "8 16 32 48" | sweep_files 0 6; } \
+	> "$tmp/bench/sweep.csv"
+expect 1 '^not ok [0-9]* bench: the sweep.s apps read their file working sets: 80 of 80 runs with sessions but no file read' \
+	"bench-report: check fails a sweep whose apps never read their files" -- \
+	"$py" "$br" check "$tmp/bench"
+{ bench_csv; sweep_rows "8 16 32 48"; sweep_rows "8 16 32 48" | sweep_files 0 0; } \
+	> "$tmp/bench/sweep.csv"
+expect 1 '^ok [0-9]* bench: the sweep.s apps read their file working sets: 0 of 80 runs' \
+	"bench-report: check passes runs whose every foreground was killed" -- \
+	"$py" "$br" check "$tmp/bench"
 { bench_csv; sweep_rows "8 16"; } > "$tmp/bench/sweep.csv"
 expect 1 '^not ok [0-9]* bench: the sweep has at least 4 levels' \
 	"bench-report: check fails a sweep of 2 levels" -- \
