@@ -5,6 +5,7 @@ from .common import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
 from .app import APP_LMKD, acted, any_kills, app_kills, killer_text
 from .evidence import Evidence
+from .sweep import SWEEP_BENCHES
 
 
 APP_KILLS = ("oom_kills_bg", "oom_kills_fg")
@@ -50,6 +51,49 @@ def lmkd_lines(app, x, w, h, evid):
                         f"lmkd-like killer, {swap}", k1, n1, k2, n2, True)
     w(f"- The same, volatile against ashmem: runs with a kill {k1} of "
       f"{n1} against {k2} of {n2} ({ktext}).")
+
+
+def sweep_lines(sweep, w, h, evid):
+    """The regime sweep (section 9), whose apps also read files of their
+    own: at every level and swap it has (none picked), the hit rate over
+    all requests, the runs with an OOM kill and the refaults of the
+    apps' files, volatile and ashmem against memfd.  A higher hit rate,
+    fewer kills and fewer refaults count for purgeable memory; the
+    opposite, against it."""
+    found = False
+    for bench, what in SWEEP_BENCHES:
+        for x in sweep.params(bench):
+            rf = lambda b: sweep.all(bench, b, x, "file_refaults")
+            hr = lambda b: sweep.all(bench, b, x, "hit_rate_all")
+            if not all(rf(b) and hr(b)
+                       for b in ("volatile", "ashmem", "memfd")):
+                continue
+            if not found:
+                w("**The regime sweep, with the apps' files in the page "
+                  "cache (section 9)**\n")
+                found = True
+            parts = []
+            mk, mn = any_kills(sweep, bench, "memfd", x, APP_KILLS)
+            for b in ("volatile", "ashmem"):
+                where = f"{b} against memfd, {x:g} MiB free {what}"
+                k, n = any_kills(sweep, bench, b, x, APP_KILLS)
+                ktext = evid.counts(h, "useful", f"runs with an OOM kill, "
+                                    f"sweep, {where}", k, n, mk, mn, True)
+                hv, hd = evid.medians(h, "useful", f"hit rate over all "
+                                      f"requests, sweep, {where}", hr(b),
+                                      hr("memfd"), "above", "below", True)
+                v, d = evid.medians(h, "useful", f"refaults of the apps' "
+                                    f"files, sweep, {where}", rf(b),
+                                    rf("memfd"), "above", "below", False)
+                parts.append(f"{b}'s hit rate over all requests is {hv} "
+                             f"memfd's ({hd}), it had an OOM kill in {k} "
+                             f"of {n} runs against memfd's {mk} of {mn} "
+                             f"({ktext}), and its refaults, "
+                             f"{median(rf(b)):.0f}, are {v} memfd's "
+                             f"{median(rf('memfd')):.0f} ({d})")
+            w(f"- {x:g} MiB free {what}: " + "; ".join(parts) + ".")
+    if found:
+        w("")
 
 
 def answer_lines(arch, data, w, h, evid):
@@ -109,6 +153,8 @@ def answer_lines(arch, data, w, h, evid):
     for x in app.params(APP_LMKD):
         lmkd_lines(app, x, w, h, evid)
     w("")
+    if data[SWEEP]:
+        sweep_lines(Table(data[SWEEP]), w, h, evid)
     gpoints = purge.params("purge_global")
     if gpoints:
         w("**Under global pressure, the phone's regime (section 2)**\n")

@@ -12,6 +12,20 @@ from .kernels import side_by_side
 from .targets import shared_engine_targets, targets
 
 
+def sweep_seconds(d):
+    """The regime sweep's runs, in whole seconds, from the guest's
+    per-run times (sweep/run-seconds.csv), or None without them."""
+    path = os.path.join(d, "sweep", "run-seconds.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rsplit(",", 1)[-1] for line in f.read().splitlines()[1:]]
+    try:
+        return sum(int(v) for v in rows)
+    except ValueError:
+        raise BadInput(f"{path}: a run's seconds is not a whole number")
+
+
 def report_arch(arch, d, meta, data, out):
     run = Run(arch, d, meta, data)
     pin, purge, cache = (run.table(f) for f in FAMILIES)
@@ -26,9 +40,13 @@ def report_arch(arch, d, meta, data, out):
         w(f"| {k} | {meta.get(k, 'unknown')} |")
     if secs is not None:
         name, _, kernel = arch.partition("-")
+        sweep = sweep_seconds(d) if data[SWEEP] else None
         w(f"| `make bench ARCH={name}"
           + (f" KERNEL={kernel}" if kernel else "")
-          + f"` wall time | {secs // 60} min {secs % 60} s |")
+          + (" BENCH_SWEEP=1" if data[SWEEP] else "")
+          + f"` wall time | {secs // 60} min {secs % 60} s"
+          + (f" (the sweep's runs: {sweep // 60} min {sweep % 60} s)"
+             if sweep is not None else "") + " |")
     w("")
     w("clock_res_ns is what clock_getres(CLOCK_MONOTONIC) reports: the "
       "timer resolution, which is the tick without "

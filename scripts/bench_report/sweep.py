@@ -63,7 +63,9 @@ def file_cell(t, bench, b, x):
     refaults = t.all(bench, b, x, "file_refaults")
     if not refaults:
         return "n/a"
-    return (f"{fmt_range(refaults)}; "
+    counts = (f"{median(refaults):.0f} [{min(refaults):.0f}-"
+              f"{max(refaults):.0f}]")
+    return (f"{counts}; "
             f"{fmt_range(t.all(bench, b, x, 'file_warm_ms_p99'))} ms")
 
 

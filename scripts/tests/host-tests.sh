@@ -423,6 +423,22 @@ done
 { bench_csv; echo "volatile,cache_regions,limit_mib=2,0.5,hit_rate,ratio,1"; } > "$tmp/rep/arm64/cache.csv"
 { bench_csv; echo "volatile,cache_regions,limit_mib=2,0.6,hit_rate,ratio,1"; } > "$tmp/rep/series-v1/arm64/cache.csv"
 "$py" "$br" report "$tmp/rep/out.md" "$tmp/rep/arm64" > /dev/null 2>&1 || true
+# The wall time names the sweep, and its runs' time, when it ran.
+mkdir -p "$tmp/sw/arm64/sweep"
+cp "$tmp/rep/arm64/"*.csv "$tmp/sw/arm64/"
+echo "4000 seconds from boot to graphs" > "$tmp/sw/arm64/run-seconds.txt"
+{ bench_csv; sweep_rows "8 16 32 48"; } > "$tmp/sw/arm64/sweep.csv"
+printf 'family,backend,args,seconds\nsweep,volatile,--rep 1,3\nsweep,ashmem,--rep 1,4\n' \
+	> "$tmp/sw/arm64/sweep/run-seconds.csv"
+"$py" "$br" report "$tmp/sw/out.md" "$tmp/sw/arm64" > /dev/null 2>&1 || true
+want="ARCH=arm64 BENCH_SWEEP=1\` wall time | 66 min 40 s (the sweep's runs: 0 min 7 s) |"
+ok "$(grep -qF "$want" \
+	"$tmp/sw/out.md" 2>/dev/null; echo $?)" \
+	"bench-report: the wall time names the sweep and its runs' time"
+echo "sweep,memfd,--rep 1,x" >> "$tmp/sw/arm64/sweep/run-seconds.csv"
+expect 1 'sweep/run-seconds.csv: a run.s seconds is not a whole number' \
+	"bench-report: a malformed sweep/run-seconds.csv is named" -- \
+	"$py" "$br" report "$tmp/sw/out2.md" "$tmp/sw/arm64"
 ok "$(grep -qF '| unpin + pin p50, volatile / ashmem, worst size | 1 | 1 | <= 1.0 | met |' \
 	"$tmp/rep/out.md" 2>/dev/null; echo $?)" \
 	"bench-report: a target met against series v1 says met"
