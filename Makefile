@@ -70,7 +70,7 @@ help:
 	@echo '                      every suite on one kernel, then in each mode (Rust'
 	@echo '                      ashmem, MGLRU, zram, both)'
 	@echo '  make bench          the ashmem vs MADV_VOLATILE comparison (BENCH_QUICK=1: tiny;'
-	@echo '                      BENCH_SWEEP=1: also the regime sweep, about 40 min more)'
+	@echo '                      BENCH_SWEEP=1: also the regime sweep, about 60 min more)'
 	@echo '  make stress         stress + fuzz on the debug kernel (STRESS_SECONDS=1200)'
 	@echo '  make fresh-check    the two commands above on a pristine Debian 12 root'
 	@echo '  make vm-selftests   the tree'"'"'s mm selftests with and without the series'
