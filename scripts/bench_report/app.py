@@ -414,8 +414,16 @@ def checks(d, data, opts):
                 f"{b} at swap {x:g}" for b, x in faithful) or "no row"))
     idle = [f"{b} at swap {x:g} {acted_text(t, b, x)}"
             for b, x in faithful if not acted(t, b, x)[3]]
-    if opts["quick"] and faithful:
-        yield True, what + " # SKIP a quick run: its numbers are not judged"
+    # Rows whose every run lost its ballast to the OOM killer have no
+    # hit rate: in a quick run (one repetition) that is chance, and
+    # every_point above names them.
+    lost = [f"{b} at swap {x:g}" for b in FAITHFUL_USER_BACKENDS
+            for x in t.params(APP) if (b, x) not in faithful
+            and t.all(APP, b, x, "ballast_lost")]
+    if opts["quick"] and (faithful or lost):
+        yield True, (what + " # SKIP a quick run: its numbers are not "
+                     "judged" + (f"; every run discarded at "
+                                 f"{', '.join(lost)}" if lost else ""))
     else:
         yield (bool(faithful) and not idle,
                what + (f"; {'; '.join(idle)}" if idle else ""))

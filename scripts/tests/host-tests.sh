@@ -531,6 +531,13 @@ expect 1 'not ok .* uchrome at swap 0 did not act \(events in 0 of 2 runs' \
 	"$py" "$br" check "$tmp/ck"
 ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* # SKIP a quick run' --quick; echo $?)" \
 	"bench-report: check --quick does not judge whether the model acted"
+# A quick run's only uchrome run lost its ballast (CI, 8922268).
+{ bench_csv; echo "uchrome,app,swap_mib=0,1,ballast_lost,count,1"; } \
+	> "$tmp/ck/app.csv"
+ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace model acted: .* # SKIP a quick run: .*; every run discarded at uchrome at swap 0$' --quick; echo $?)" \
+	"bench-report: check --quick names a userspace row whose runs were all discarded"
+ok "$(check_line "$tmp/ck" '^not ok [0-9]+ bench: the userspace model acted: .* no row$'; echo $?)" \
+	"bench-report: check fails a full run whose userspace runs were all discarded"
 { user_app 3; user_app 0 upsi-10ms | grep -v '^#\|^backend'; } > "$tmp/ck/app.csv"
 ok "$(check_line "$tmp/ck" '^ok [0-9]+ bench: the userspace variants are labelled: upsi-10ms at swap 0 did not act and are not compared$'; echo $?)" \
 	"bench-report: check labels a PSI variant that did not act, without failing"
