@@ -8,7 +8,7 @@
 # is missing, holds no plan, runs fewer or more tests than planned, bails
 # out, or records a non-zero "# exit status: N" (a crash after the last
 # result).  Known failures ("not ok ... # TODO") count as skipped and are
-# listed.
+# listed, each after the diagnostics just before it.
 set -eu
 
 [ $# -ge 1 ] || { echo "usage: tap-summary.sh TAPFILE..." >&2; exit 2; }
@@ -52,7 +52,16 @@ for f in "$@"; do
 	[ "$todo" = 0 ] || notes="$notes; $todo known failure(s)"
 	printf '  %-40s %3d pass %3d fail %3d skip%s\n' "$f" "$pass" "$fail" \
 		"$((skip + todo))" "$notes"
-	grep -E '^not ok ' "$f" | sed 's/^/      /' || true
+	# Each failure, after the last (up to 3) diagnostics just before
+	# it: a CI log shows only this summary.
+	awk '
+		/^# / && !/^# exit status: / { d[n++] = $0; next }
+		/^not ok / {
+			for (i = (n > 3 ? n - 3 : 0); i < n; i++)
+				print "        " d[i]
+			print "      " $0
+		}
+		{ n = 0 }' "$f"
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 	total_skip=$((total_skip + skip + todo))

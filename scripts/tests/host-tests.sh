@@ -72,6 +72,13 @@ expect 0 '^2 passed, 0 failed, 1 skipped$' "tap-summary: a passing file" -- \
 printf '%s\n' '1..2' 'ok 1 a' 'not ok 2 b' > "$tmp/fail.tap"
 expect 1 '^1 passed, 1 failed$' "tap-summary: a failing test fails" -- \
 	"$S/tap-summary.sh" "$tmp/fail.tap"
+printf '%s\n' '1..2' '# old' 'ok 1 a' '# d1' '# d2' '# d3' '# d4' \
+	'not ok 2 b' > "$tmp/diag.tap"
+"$S/tap-summary.sh" "$tmp/diag.tap" > "$tmp/diag.out" 2>&1 || true
+ok "$([ "$(grep -A3 '^        # d2$' "$tmp/diag.out" | tr -d ' ' |
+	   tr '\n' ,)" = "#d2,#d3,#d4,notok2b," ] && ! grep -q 'd1\|old' \
+	   "$tmp/diag.out"; echo $?)" \
+	"tap-summary: a failure comes after the 3 diagnostics just before it"
 printf '%s\n' '1..3' 'ok 1 a' > "$tmp/short.tap"
 expect 1 'planned 3, ran 1' "tap-summary: fewer tests than planned fail" -- \
 	"$S/tap-summary.sh" "$tmp/short.tap"
