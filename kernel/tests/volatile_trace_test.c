@@ -311,6 +311,41 @@ static struct kept_sum kept_sum(const char *buf, uint64_t memcg)
 	return k;
 }
 
+/* One run of test_lru_kept(): the counters' deltas and the events. */
+struct lru_kept_run {
+	bool have;
+	uint64_t kept;		/* volatile_lru_kept */
+	uint64_t counted;	/* pgvolatile_purged */
+	struct kept_sum k;
+};
+
+static struct lru_kept_run lru_kept_run(void)
+{
+	char *p = vr_map(RANGE_PAGES), *buf;
+	struct lru_kept_run r = { 0 };
+	uint64_t kept0 = 0, kept1 = 0, before;
+
+	vr_fill(p, RANGE_PAGES, 9);
+	vr_madvise(p, RANGE_PAGES * page_size, MADV_VOLATILE);
+	r.have = !vmstat_read("volatile_lru_kept", &kept0);
+	before = vr_purged_counter();
+	if (trace_events(true))
+		tap_diag("cannot switch the volatile_ranges events on: %s",
+			 strerror(errno));
+	else
+		vr_reclaim(cg, 1024 * MIB);
+	trace_events(false);
+	r.counted = vr_purged_counter() - before;
+	r.have &= !vmstat_read("volatile_lru_kept", &kept1);
+	r.kept = kept1 - kept0;
+	buf = trace_read();
+	if (buf)
+		r.k = kept_sum(buf, cg_ino);
+	free(buf);
+	munmap(p, RANGE_PAGES * page_size);
+	return r;
+}
+
 /*
  * With swap, LRU reclaim scans the anonymous list, keeps the volatile
  * pages it meets (they are never swapped) and, right after, purges as
@@ -320,50 +355,47 @@ static struct kept_sum kept_sum(const char *buf, uint64_t memcg)
  * purged the range already, so the event's purged may be 0 (make check,
  * 6.1 with zram: kept 512, purged 0); the range is purged either way.
  * Without swap the LRU does not scan them, and neither happens.
+ *
+ * The shrinker may also purge the whole range before the LRU scan meets
+ * any of it (make modes KERNEL=6.12 DEBUG=1, zram: kept +0 and the whole
+ * range purged): with the classic LRU and swap, a run where that happened
+ * is tried again, up to LRU_KEPT_RUNS runs; a kept path that never counts
+ * still fails.
  */
+#define LRU_KEPT_RUNS	4
+
 static void test_lru_kept(void)
 {
-	bool swap = meminfo_kb("SwapTotal") > 0, have;
-	char *p = vr_map(RANGE_PAGES), *buf = NULL;
-	uint64_t kept0 = 0, kept1 = 0, before, counted;
-	struct kept_sum k = { 0 };
+	bool swap = meminfo_kb("SwapTotal") > 0;
+	bool retry = swap && !vr_lru_gen_on();
+	struct lru_kept_run r;
+	int runs = 0;
 
-	vr_fill(p, RANGE_PAGES, 9);
-	vr_madvise(p, RANGE_PAGES * page_size, MADV_VOLATILE);
-	have = !vmstat_read("volatile_lru_kept", &kept0);
-	before = vr_purged_counter();
-	if (trace_events(true))
-		tap_diag("cannot switch the volatile_ranges events on: %s",
-			 strerror(errno));
-	else
-		vr_reclaim(cg, 1024 * MIB);
-	trace_events(false);
-	counted = vr_purged_counter() - before;
-	have &= !vmstat_read("volatile_lru_kept", &kept1);
-	buf = trace_read();
-	if (buf)
-		k = kept_sum(buf, cg_ino);
-	free(buf);
-	tap_diag("lru kept, swap %s: volatile_lru_kept +%llu; %lu volatile_purge_kept events for memcg %llu, kept %lld, purged %lld; pgvolatile_purged +%llu",
-		 swap ? "on" : "off", (unsigned long long)(kept1 - kept0),
-		 k.events, (unsigned long long)cg_ino, k.kept, k.purged,
-		 (unsigned long long)counted);
+	do {
+		r = lru_kept_run();
+		runs++;
+		tap_diag("lru kept, swap %s, run %d: volatile_lru_kept +%llu; %lu volatile_purge_kept events for memcg %llu, kept %lld, purged %lld; pgvolatile_purged +%llu",
+			 swap ? "on" : "off", runs,
+			 (unsigned long long)r.kept, r.k.events,
+			 (unsigned long long)cg_ino, r.k.kept, r.k.purged,
+			 (unsigned long long)r.counted);
+	} while (retry && r.have && r.kept == 0 &&
+		 r.counted >= RANGE_PAGES * 99 / 100 && runs < LRU_KEPT_RUNS);
 	/* As in volatile_test's global_pressure: issue 26. */
-	if (swap && vr_lru_gen_on() && have && kept1 == kept0 &&
-	    k.events == 0 && counted > 0)
+	if (swap && vr_lru_gen_on() && r.have && r.kept == 0 &&
+	    r.k.events == 0 && r.counted > 0)
 		tap_xfail("multi-gen LRU: its eviction never meets the volatile folios, only the shrinker purges (issue 26)",
 			  "swap on: memory.reclaim keeps the volatile pages its LRU scan meets, counts them, and purges for them");
 	else if (swap)
-		tap_result(have && kept1 > kept0 && k.events > 0 &&
-			   k.kept > 0 && k.kept <= (long long)(kept1 - kept0) &&
-			   k.purged <= (long long)counted &&
-			   counted >= RANGE_PAGES * 99 / 100,
+		tap_result(r.have && r.kept > 0 && r.k.events > 0 &&
+			   r.k.kept > 0 && r.k.kept <= (long long)r.kept &&
+			   r.k.purged <= (long long)r.counted &&
+			   r.counted >= RANGE_PAGES * 99 / 100,
 			   "swap on: memory.reclaim keeps the volatile pages its LRU scan meets, counts them, and purges for them");
 	else
-		tap_result(have && kept1 == kept0 && k.events == 0 &&
-			   counted >= RANGE_PAGES * 99 / 100,
+		tap_result(r.have && r.kept == 0 && r.k.events == 0 &&
+			   r.counted >= RANGE_PAGES * 99 / 100,
 			   "swap off: the LRU keeps no volatile page and purges nothing for them; the shrinker purges the range");
-	munmap(p, RANGE_PAGES * page_size);
 }
 
 /* A volatile range mlocked after marking is kept, and the trace says so. */
