@@ -281,46 +281,96 @@ static void test_no_pressure(void)
 	region_close(fd, p, pages);
 }
 
-/* Pin page by page: how many were purged; pages wrong for their result. */
-static size_t pin_each(int fd, const char *p, size_t pages,
-		       unsigned int seed, size_t *wrong)
-{
-	size_t i, purged = 0;
+/*
+ * What pinning page by page found: pages reported purged, and the pages
+ * wrong for their result, by kind, with the first wrong page.
+ */
+struct pin_report {
+	size_t purged;
+	size_t wrong;
+	size_t purged_intact;	/* WAS_PURGED, old data still there */
+	size_t purged_dirty;	/* WAS_PURGED, neither zeros nor old data */
+	size_t kept_lost;	/* NOT_PURGED, data not intact */
+	size_t failed;		/* the pin failed */
+	size_t first_wrong;
+};
 
-	*wrong = 0;
+/* Pin page by page, and check each page against the pin's result. */
+static size_t pin_each(int fd, const char *p, size_t pages,
+		       unsigned int seed, struct pin_report *rep)
+{
+	size_t i, wrong;
+
+	memset(rep, 0, sizeof(*rep));
 	for (i = 0; i < pages; i++) {
 		int r = ashmem_pin_region(fd, i * page_size, page_size);
 
+		wrong = rep->wrong;
 		if (r == ASHMEM_WAS_PURGED) {
-			purged++;
-			*wrong += !page_zero(p, i);
-		} else {
-			*wrong += r != ASHMEM_NOT_PURGED ||
-				  !page_intact(p, i, seed);
+			rep->purged++;
+			if (page_intact(p, i, seed))
+				rep->purged_intact++;
+			else if (!page_zero(p, i))
+				rep->purged_dirty++;
+		} else if (r != ASHMEM_NOT_PURGED) {
+			rep->failed++;
+		} else if (!page_intact(p, i, seed)) {
+			rep->kept_lost++;
 		}
+		rep->wrong = rep->purged_intact + rep->purged_dirty +
+			     rep->kept_lost + rep->failed;
+		if (rep->wrong > wrong && wrong == 0)
+			rep->first_wrong = i;
 	}
-	return purged;
+	return rep->purged;
+}
+
+/*
+ * Whether a pin_report's only wrong pages are ones reported purged with
+ * their data intact, no more than the kernel counted as left by purges
+ * that freed the rest of their chunk (vm event volatile_file_left, +@left
+ * over the test): the report is per span of purged chunks, and a page the
+ * purge found locked or under writeback (reclaim, migration) stays.  Safe
+ * for a client, which discards what is reported purged, but not the exact
+ * report the test asks for: a known failure (CI, 8922268: 6.12 with MGLRU
+ * and zram, 1 run of many).
+ */
+static bool pin_report_left(const struct pin_report *rep, uint64_t left)
+{
+	return rep->purged_intact && rep->wrong == rep->purged_intact &&
+	       rep->purged_intact <= left;
+}
+
+/* The diagnostic of a pin_report's wrong pages, if any. */
+static void pin_report_diag(const struct pin_report *rep)
+{
+	if (rep->wrong)
+		tap_diag("wrong pages: %zu purged but intact, %zu purged but neither zeros nor intact, %zu not purged but lost, %zu pins failed; the first is page %zu",
+			 rep->purged_intact, rep->purged_dirty, rep->kept_lost,
+			 rep->failed, rep->first_wrong);
 }
 
 static void test_cgroup_reclaim(void)
 {
 	const size_t pages = 4 * MIB / page_size;
-	size_t purged, wrong;
+	struct pin_report rep;
+	size_t purged;
 	char *p;
 	int fd = region(pages, 3, &p), r;
 
 	ashmem_unpin_region(fd, 0, 0);
 	cg_write(cg, "memory.reclaim", "1M");
-	purged = pin_each(fd, p, pages, 3, &wrong);
+	purged = pin_each(fd, p, pages, 3, &rep);
 	tap_diag("memory.reclaim 1M of a 4 MiB unpinned region: %zu of %zu pages purged, %zu wrong",
-		 purged, pages, wrong);
+		 purged, pages, rep.wrong);
+	pin_report_diag(&rep);
 	if (compat) {
-		tap_result(purged > 0 && wrong == 0,
+		tap_result(purged > 0 && rep.wrong == 0,
 			   "difference D1: memory.reclaim of the cgroup purges volatile regions");
 		tap_result(purged < pages,
 			   "difference D2: purging is per chunk; pins report exactly those chunks");
 	} else {
-		tap_result(purged == 0 && wrong == 0,
+		tap_result(purged == 0 && rep.wrong == 0,
 			   "difference D1: memory.reclaim of the cgroup does not purge ashmem");
 		tap_result(purged == 0,
 			   "difference D2: (ashmem purges whole ranges, seen under global pressure)");
@@ -416,13 +466,17 @@ static void test_global_pressure(void)
 	const size_t pages = 32 * MIB / page_size;
 	unsigned char vec[32 * MIB / 4096];
 	struct hog h;
-	size_t purged, wrong, gone = pages;
+	uint64_t left0 = 0, left1 = 0;
+	struct pin_report rep;
+	size_t purged, gone = pages;
 	int fd, status, probe = -1;
+	bool hog_ok, left;
 	char *p;
 
 	/* Out of the test's cgroup, so that only global reclaim acts. */
 	cg_enter(CG_ROOT);
 	fd = region(pages, 4, &p);
+	vmstat_read("volatile_file_left", &left0);
 	ashmem_unpin_region(fd, 0, 0);
 	h.mib = meminfo_kb("MemFree") / 1024 + 32;
 	h.region = p;
@@ -435,20 +489,31 @@ static void test_global_pressure(void)
 			;
 	if (gone < pages)
 		probe = probe_page(p, gone);
-	purged = pin_each(fd, p, pages, 4, &wrong);
-	tap_diag("hog of %zu MiB: status %#x; %zu of %zu pages purged, %zu wrong, probe of page %zu: %d",
-		 h.mib, status, purged, pages, wrong, gone, probe);
-	tap_result(purged > 0 && wrong == 0 &&
-		   ((WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
-		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)),
-		   "global pressure: pins report WAS_PURGED, purged data zero-filled");
+	purged = pin_each(fd, p, pages, 4, &rep);
+	vmstat_read("volatile_file_left", &left1);
+	left = pin_report_left(&rep, left1 - left0);
+	tap_diag("hog of %zu MiB: status %#x; %zu of %zu pages purged, %zu wrong, probe of page %zu: %d; volatile_file_left +%llu",
+		 h.mib, status, purged, pages, rep.wrong, gone, probe,
+		 (unsigned long long)(left1 - left0));
+	pin_report_diag(&rep);
+	hog_ok = (WIFEXITED(status) && WEXITSTATUS(status) == 0) ||
+		 (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (left && purged > 0 && hog_ok)
+		tap_xfail("pages a purge left in its chunk are reported purged, data intact",
+			  "global pressure: pins report WAS_PURGED, purged data zero-filled");
+	else
+		tap_result(purged > 0 && rep.wrong == 0 && hog_ok,
+			   "global pressure: pins report WAS_PURGED, purged data zero-filled");
 	tap_result(probe == 0,
 		   "touching a purged unpinned page reads zeros");
 	if (!compat)
 		tap_result(purged == pages,
 			   "difference D2: ashmem purged the whole unpinned range");
+	else if (left)
+		tap_xfail("pages a purge left in its chunk are reported purged, data intact",
+			  "difference D2: each chunk reported as purged or intact on its own");
 	else
-		tap_result(wrong == 0,
+		tap_result(rep.wrong == 0,
 			   "difference D2: each chunk reported as purged or intact on its own");
 	region_close(fd, p, pages);
 	cg_enter(cg);
