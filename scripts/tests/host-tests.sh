@@ -39,6 +39,25 @@ for report in \
 done
 expect 2 'cannot read' "check-log: a missing log is an error" -- \
 	"$S/check-log.sh" "$tmp/nonexistent.log"
+# allocfail PID: a page allocation failure of task PID, as warn_alloc()
+# prints it (make bench KERNEL=6.12, 2026-12-07: the purge hog, killed).
+allocfail()
+{
+	printf '%s\n' '[  103.780167] hog: page allocation failure: order:0, mode:0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), nodemask=(null)' \
+		"[  103.780547] CPU: 2 UID: 0 PID: $1 Comm: hog Not tainted 6.12.118-vl0123456789 #10"
+}
+killed='[  103.770649] Out of memory: Killed process 3467 (hog) total-vm:918508kB, anon-rss:890688kB'
+{ cat "$log"; echo "$killed"; allocfail 3467; } > "$tmp/victim.log"
+expect 0 '' "check-log: an OOM victim's own allocation failure is not a report" -- \
+	"$S/check-log.sh" "$tmp/victim.log"
+{ cat "$log"; echo "$killed"; allocfail 3468; } > "$tmp/victim.log"
+expect 1 'page allocation failure' \
+	"check-log: another task's allocation failure after a kill is flagged" -- \
+	"$S/check-log.sh" "$tmp/victim.log"
+{ cat "$log"; allocfail 3467; echo "$killed"; } > "$tmp/victim.log"
+expect 1 'page allocation failure' \
+	"check-log: an allocation failure before its task was killed is flagged" -- \
+	"$S/check-log.sh" "$tmp/victim.log"
 
 # --- check-config.sh --------------------------------------------------
 printf '%s\n' 'CONFIG_A=y' 'CONFIG_B="text"' '# CONFIG_C is not set' \
