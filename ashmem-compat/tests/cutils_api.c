@@ -287,11 +287,11 @@ static void test_no_pressure(void)
  */
 struct pin_report {
 	size_t purged;
-	size_t wrong;
 	size_t purged_intact;	/* WAS_PURGED, old data still there */
 	size_t purged_dirty;	/* WAS_PURGED, neither zeros nor old data */
 	size_t kept_lost;	/* NOT_PURGED, data not intact */
 	size_t failed;		/* the pin failed */
+	size_t wrong;		/* the four above, added up */
 	size_t first_wrong;
 };
 
@@ -299,27 +299,28 @@ struct pin_report {
 static size_t pin_each(int fd, const char *p, size_t pages,
 		       unsigned int seed, struct pin_report *rep)
 {
-	size_t i, wrong;
+	size_t i;
 
 	memset(rep, 0, sizeof(*rep));
 	for (i = 0; i < pages; i++) {
 		int r = ashmem_pin_region(fd, i * page_size, page_size);
+		size_t *kind = NULL;
 
-		wrong = rep->wrong;
 		if (r == ASHMEM_WAS_PURGED) {
 			rep->purged++;
 			if (page_intact(p, i, seed))
-				rep->purged_intact++;
+				kind = &rep->purged_intact;
 			else if (!page_zero(p, i))
-				rep->purged_dirty++;
+				kind = &rep->purged_dirty;
 		} else if (r != ASHMEM_NOT_PURGED) {
-			rep->failed++;
+			kind = &rep->failed;
 		} else if (!page_intact(p, i, seed)) {
-			rep->kept_lost++;
+			kind = &rep->kept_lost;
 		}
-		rep->wrong = rep->purged_intact + rep->purged_dirty +
-			     rep->kept_lost + rep->failed;
-		if (rep->wrong > wrong && wrong == 0)
+		if (!kind)
+			continue;
+		(*kind)++;
+		if (!rep->wrong++)
 			rep->first_wrong = i;
 	}
 	return rep->purged;
