@@ -126,6 +126,7 @@ struct trace_sum {
 	unsigned long bad_starts;	/* a start without a sane priority */
 	unsigned long prio0;		/* starts at priority 0 (drop_slab) */
 	long long purged, locked;	/* summed over its end events */
+	long long visited;		/* ranges or chunks purged */
 	long long all_purged;		/* over every end event */
 };
 
@@ -147,6 +148,7 @@ static struct trace_sum trace_sum(const char *buf, uint64_t memcg)
 			s.ends++;
 			s.purged += field(line, end, "purged");
 			s.locked += field(line, end, "locked");
+			s.visited += field(line, end, "visited");
 		} else if (strstr(line, "volatile_shrink_start:") &&
 			   strstr(line, "volatile_shrink_start:") < end) {
 			if (field(line, end, "memcg") != (long long)memcg)
@@ -262,11 +264,29 @@ static void test_anon_reclaim(void)
 	munmap(p, RANGE_PAGES * page_size);
 }
 
+/* How many 2 MiB chunks of @pages at @p have a page resident; -1 on error. */
+static long chunks_resident(const char *p, size_t pages)
+{
+	const size_t chunk = 2 * MIB / page_size;
+	long n = 0, r;
+	size_t i;
+
+	for (i = 0; i < pages; i += chunk) {
+		r = vr_resident_pages(p + i * page_size,
+				      pages - i < chunk ? pages - i : chunk);
+		if (r < 0)
+			return -1;
+		n += r > 0;
+	}
+	return n;
+}
+
 static void test_file_reclaim(void)
 {
 	const size_t len = RANGE_PAGES * page_size;
 	struct trace_sum s;
 	uint64_t counted;
+	long left;
 	char *p = MAP_FAILED;
 	int fd;
 
@@ -283,6 +303,21 @@ static void test_file_reclaim(void)
 	tap_result(counted >= RANGE_PAGES * 99 / 100 && s.starts > 0 &&
 		   !s.bad_starts && s.purged == (long long)counted,
 		   "memfd memory.reclaim: the end events' purged pages add up to pgvolatile_purged");
+	/*
+	 * The range stays listed once purged, and reclaim still asks the
+	 * shrinker for its size: it must pass over chunks that hold
+	 * nothing, not purge them one by one (a 256 MiB range cost each
+	 * direct reclaim seconds, and the OOM kill a minute or more).
+	 */
+	left = chunks_resident(p, RANGE_PAGES);
+	s = traced_purge(false, &counted);
+	diag_sum("memfd purged, memory.reclaim again", &s, counted);
+	tap_diag("memfd purged, memory.reclaim again: %lld chunks visited, %ld held a page after the first",
+		 s.visited, left);
+	tap_result(left >= 0 && s.starts > 0 && s.ends == s.starts &&
+		   s.visited <= left && s.purged <= (long long)counted,
+		   "memfd purged: a second memory.reclaim calls the shrinker (%lu calls) and it purges only chunks that hold pages (%lld visited, %ld held)",
+		   s.starts, s.visited, left);
 	munmap(p, len);
 	close(fd);
 }
@@ -874,7 +909,7 @@ int main(void)
 	struct stat st;
 
 	vr_init();
-	tap_plan(15);
+	tap_plan(16);
 	tracefs = find_tracefs();
 	if (!tracefs)
 		tap_bail("no writable tracefs (CONFIG_EVENT_TRACING?)");
