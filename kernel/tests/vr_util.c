@@ -417,10 +417,11 @@ long vr_resident_pages(const void *addr, size_t pages)
  * measure.  Under TCG with 4 vCPUs on 2 host cores the first kill came
  * after 0.3-1.2 s with an anonymous range, and after 4-136 s with a
  * 256 MiB memfd range, whose purge then crawls (shrinker calls of up to
- * 5 s each; the cause is not found yet, see issue 26's notes).  On
- * 2026-12-06 it took 93-241 s, longer with each repeat in one boot, and
- * passed 300 s twice in about 12 runs: 480.  A suite job still fits the
- * guest's 900 s.
+ * 5 s each).  On 2026-12-06 it took 93-241 s, longer with each repeat
+ * in one boot, and passed 300 s twice in about 12 runs: 480.  A suite
+ * job still fits the guest's 900 s.  Traced on 2026-12-07: calls over
+ * a purged range's empty chunks (gone with kernel patch 44), and 2-5 s
+ * per 2 MiB chunk with four CPUs purging one range (issue 26).
  */
 #define OOM_KILL_WAIT	480
 /* Seconds for a SIGKILLed hog to be reaped. */
